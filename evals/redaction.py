@@ -1,6 +1,6 @@
 """What of a text may be shown when it may hold a credential: an upstream's error, a log line.
 
-An upstream's error text goes to the client that asked (`router.errors.UpstreamError`), and
+An upstream's error text goes to the client that asked (`router.attempt_errors.UpstreamError`), and
 a gateway in front of a provider may repeat in it what it was sent: the router's key, a
 configured header, the URL with Gemini's `?key=` (BerriAI/litellm#24902). Any client with a
 router key then read the operator's cloud key. So every such text is cleaned once, where an

@@ -5,7 +5,7 @@ key hint the dispatcher adds to a 401 (the adapters know the backend's name only
 
 from __future__ import annotations
 
-from router.errors import UpstreamError
+from router.attempt_errors import UpstreamError
 
 
 class BackendRefused(UpstreamError):

@@ -17,15 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from router.errors import (
+from router.attempt_errors import (
     ContextTooLong,
     OutputTooLong,
     Rejected,
-    RouterError,
     RouterFault,
     UpstreamError,
-    error_kind,
 )
+from router.errors import RouterError, error_kind
 from router.record import Attempt, Outcome, Record, backend_moves
 
 # The attempt kinds of a backend's context-length refusal: the client's when they end it.

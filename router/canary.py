@@ -41,6 +41,7 @@ from evals.runner import run_cases
 from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load, load_warnings
 from router import live
+from router.attempt_errors import Timeout, UpstreamError
 from router.backends import Backend, create
 from router.bug_log import BugLog
 from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
@@ -52,7 +53,6 @@ from router.canary_spend import Pricing, Spend
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.config_sections import CanarySettings
-from router.errors import Timeout, UpstreamError
 from router.gating import GateBook
 from router.own_load import ReplayObserver, counted
 from router.policy import BackendState, context_window

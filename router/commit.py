@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 import orjson
 
-from router.errors import Cut, Malformed, Timeout, UpstreamError
+from router.attempt_errors import Cut, Malformed, Timeout, UpstreamError
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.reply_checks import misshapen, unfinished

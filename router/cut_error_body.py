@@ -16,7 +16,7 @@ One pass, linear in the text: each token is read from where the last one ended, 
 `json.decoder.scanstring` or a pattern anchored there (`_tokens`); the redaction patterns
 read 64 KiB quadratically once (found in review). The walk stops where the reply's object
 ends, or after `MAX_TOKENS`. What is read is cleaned of secrets later, where the body is
-taken in (`router.errors`); the end of a message the cut went through is masked here
+taken in (`router.attempt_errors`); the end of a message the cut went through is masked here
 (`redaction.masked_end`), as no cleaning can see a key the cut left in part.
 """
 

@@ -17,10 +17,7 @@ from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from router.backend_refused import BackendRefused
-from router.backends.base import Backend, Reply
-from router.commit import Hold, hold_until_first_token
-from router.errors import (
+from router.attempt_errors import (
     ContextTooLong,
     Malformed,
     OutputTooLong,
@@ -29,6 +26,9 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
+from router.backend_refused import BackendRefused
+from router.backends.base import Backend, Reply
+from router.commit import Hold, hold_until_first_token
 from router.plan_error import most_meaningful
 from router.policy import Plan
 from router.record import CHAT_APIS, Api, Attempt, Record

@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import TypeVar
 
-from router.errors import Overloaded, RateLimited, Timeout, Unreachable, UpstreamError
+from router.attempt_errors import Overloaded, RateLimited, Timeout, Unreachable, UpstreamError
 from router.policy import SHORT_WAIT_S
 
 

@@ -10,15 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from router.errors import (
-    BadRequest,
-    BadRequestTooLong,
-    ContextTooLong,
-    NoBackendAvailable,
-    OutputTooLong,
-    RouterError,
-    UpstreamError,
-)
+from router.attempt_errors import ContextTooLong, OutputTooLong, UpstreamError
+from router.errors import BadRequest, BadRequestTooLong, NoBackendAvailable, RouterError
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import Api
 from router.request_size import OUTPUT_LIMITS, Counts, output_limit

@@ -15,7 +15,7 @@ from typing import Any
 
 import orjson
 
-from router.errors import Cut, Malformed, UpstreamError
+from router.attempt_errors import Cut, Malformed, UpstreamError
 from router.upstream_errors import in_band
 
 # Chat finish reasons that say the answer was stopped, not finished: vLLM's and SGLang's

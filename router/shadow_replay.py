@@ -33,6 +33,7 @@ from typing import Any, Protocol
 import orjson
 
 from evals.runner import sandbox_slots
+from router.attempt_errors import Rejected, Timeout, UpstreamError
 from router.backends.base import Backend
 from router.comparison import (
     Comparison,
@@ -45,7 +46,6 @@ from router.comparison import (
 )
 from router.config import Config
 from router.config_sections import ShadowSettings
-from router.errors import Rejected, Timeout, UpstreamError
 from router.own_load import ReplayObserver, Slot
 from router.policy import BackendState
 from router.record import Record, ShadowDropReason, Usage

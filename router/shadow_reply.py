@@ -30,8 +30,8 @@ from typing import Any
 
 import orjson
 
+from router.attempt_errors import Cut
 from router.comparison import Reply
-from router.errors import Cut
 from router.reply_checks import UNFINISHED
 from router.translate.wire import LIMIT_REASONS, content_text
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from router.errors import Malformed
+from router.attempt_errors import Malformed
 
 DONE = b"[DONE]"
 CR, LF = 13, 10  # b"\r"[0], b"\n"[0]: a bytearray's items are ints

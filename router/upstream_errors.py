@@ -53,10 +53,7 @@ from typing import Any
 import orjson
 
 from evals.redaction import cut, head, masked_end, wire_name
-from router.backend_refused import REFUSAL_STATUSES, BackendRefused
-from router.cut_error_body import cut_fields
-from router.error_fields import error_fields
-from router.errors import (
+from router.attempt_errors import (
     ContextTooLong,
     OutputTooLong,
     Overloaded,
@@ -66,6 +63,9 @@ from router.errors import (
     UpstreamError,
     WireError,
 )
+from router.backend_refused import REFUSAL_STATUSES, BackendRefused
+from router.cut_error_body import cut_fields
+from router.error_fields import error_fields
 
 _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstring)
     "maximum context length",

@@ -13,15 +13,13 @@ from starlette.exceptions import HTTPException
 from router import request as req
 from router.api.anthropic_paths import anthropic_path
 from router.api.headers import request_headers
+from router.attempt_errors import Overloaded, RateLimited, UpstreamError
 from router.errors import (
     BadRequest,
     BodyTimeout,
-    Overloaded,
-    RateLimited,
     RouterError,
     ShuttingDown,
     UnsupportedEncoding,
-    UpstreamError,
     internal_error,
 )
 from router.policy import SHORT_WAIT_S

@@ -20,8 +20,9 @@ from router import request as req
 from router.api.body import read_json
 from router.api.errors import shaped_response
 from router.api.headers import request_headers
+from router.attempt_errors import UpstreamError
 from router.backends.openai_compatible import OpenAICompatibleBackend
-from router.errors import RouterError, UpstreamError, internal_error
+from router.errors import RouterError, internal_error
 from router.gateway import Gateway
 from router.policy import Demand, plan
 from router.request import validate_token_count

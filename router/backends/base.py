@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from evals.redaction import Secrets
+from router.attempt_errors import RouterFault, UpstreamError
 from router.config import Backend as BackendSettings
-from router.errors import RouterFault, UpstreamError
 from router.record import Api
 
 log = logging.getLogger("smf_router")

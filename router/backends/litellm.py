@@ -21,6 +21,7 @@ import httpx
 import orjson
 
 from evals.redaction import Secrets
+from router.attempt_errors import Rejected
 from router.backends.base import Reply, prepare_body
 from router.backends.claude_samplers import keep_one_sampler, one_sampler_only
 from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
@@ -28,7 +29,6 @@ from router.backends.litellm_fields import also_given, given, litellm_arguments
 from router.backends.litellm_words import first_line
 from router.config import Backend as BackendSettings
 from router.config import ConfigError
-from router.errors import Rejected
 from router.logs import adopt_litellm
 from router.record import Api
 from router.reply_checks import UNFINISHED

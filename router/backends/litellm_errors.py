@@ -16,9 +16,7 @@ from typing import Any
 
 import httpx
 
-from router.backend_refused import REFUSAL_STATUSES, BackendRefused
-from router.backends.litellm_words import first_line
-from router.errors import (
+from router.attempt_errors import (
     ContextTooLong,
     Cut,
     Malformed,
@@ -31,6 +29,8 @@ from router.errors import (
     Unreachable,
     UpstreamError,
 )
+from router.backend_refused import REFUSAL_STATUSES, BackendRefused
+from router.backends.litellm_words import first_line
 from router.upstream_errors import OVERLOAD_WORDS, in_band, retry_after
 
 log = logging.getLogger("smf_router")
@@ -58,7 +58,7 @@ def translate(
     litellm failed to convert. Anything litellm did not raise was raised by the adapter
     itself: a bug of ours, not the backend's. Messages keep the provider's own words, one
     line (`router.backends.litellm_words`), cleaned of the backend's `secrets` as every
-    upstream error's are (`router.errors.UpstreamError`)."""
+    upstream error's are (`router.attempt_errors.UpstreamError`)."""
     if _raised_by_adapter(exc):
         log.error("%s: the litellm adapter failed", name, exc_info=exc)
         return RouterFault(name)

@@ -16,10 +16,10 @@ import orjson
 
 from evals.redaction import Secrets
 from evals.urls import openai_hosted
+from router.attempt_errors import Cut, Malformed, Timeout, Unreachable
 from router.backends import connection_pool, http1
 from router.backends.base import PATHS, Reply, building, prepare_body
 from router.config import Backend as BackendSettings
-from router.errors import Cut, Malformed, Timeout, Unreachable
 from router.record import Api
 from router.upstream_errors import MAX_ERROR_BYTES, classify_error
 

@@ -23,7 +23,8 @@ from __future__ import annotations
 
 import re
 
-from router.errors import BadRequestTooLong, ContextTooLong, OutputTooLong, RouterError
+from router.attempt_errors import ContextTooLong, OutputTooLong
+from router.errors import BadRequestTooLong, RouterError
 from router.request_size import OUTPUT_LIMITS, Counts
 
 PROMPT = "prompt is too long"

@@ -23,10 +23,11 @@ from typing import Any, Protocol
 import orjson
 
 from evals.urls import openai_hosted
+from router.attempt_errors import Cut, Rejected, UpstreamError
 from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
-from router.errors import BadRequest, Cut, Rejected, UpstreamError
+from router.errors import BadRequest
 from router.record import Api
 from router.reply_checks import misshapen, reply_object, unfinished, whole_failure
 from router.request_size import estimate_prompt_tokens

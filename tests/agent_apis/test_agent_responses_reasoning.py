@@ -23,7 +23,7 @@ import pytest
 from openai.types.responses import Response, ResponseReasoningItem, ResponseStreamEvent
 from pydantic import TypeAdapter
 
-from router.errors import Cut
+from router.attempt_errors import Cut
 from router.relay import Tally
 from router.simulator.playback import THOUGHT
 from router.translate import events, responses_reply, responses_whole

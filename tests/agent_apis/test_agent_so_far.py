@@ -16,7 +16,7 @@ import orjson
 import pytest
 from openai.types.responses import ResponseReasoningItem
 
-from router.errors import UpstreamError
+from router.attempt_errors import UpstreamError
 from router.relay import Tally
 from router.translate import events
 

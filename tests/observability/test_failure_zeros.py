@@ -15,7 +15,7 @@ import httpx
 import yaml
 from test_metric_zeros import series, upstream_errors
 
-from router import blame, errors, reload
+from router import attempt_errors, blame, errors, reload
 from router.metric_labels import FAILED_OUTCOMES, FAILURES, SHADOW_RESULTS
 from tests.harness import INTENTS, Running, Scrape, config_for, router, scrape, simulator
 
@@ -123,10 +123,13 @@ def test_the_failures_created_at_zero_are_those_the_code_can_give() -> None:
     backend's context-length refusal: the client's, or recorded as the failure after it
     (`blame`)."""
     timeouts = {"timeout", "first_token_timeout", "stall"}
-    backends = {c.kind for c in upstream_errors() if c is not errors.RouterFault} | timeouts
-    assert {c.kind for c in upstream_errors(errors.ContextTooLong)} == blame.CONTEXT_KINDS
+    backends = {c.kind for c in upstream_errors() if c is not attempt_errors.RouterFault} | timeouts
+    assert {c.kind for c in upstream_errors(attempt_errors.ContextTooLong)} == blame.CONTEXT_KINDS
     upstream = {k for o, k in FAILURES if o == "upstream_error"}
     assert upstream == (backends - blame.CONTEXT_KINDS) | {errors.NoBackendAvailable.code}
     assert errors.error_kind(errors.internal_error()) is None
-    assert {k for o, k in FAILURES if o == "router_error"} == {errors.RouterFault.kind, "none"}
+    assert {k for o, k in FAILURES if o == "router_error"} == {
+        attempt_errors.RouterFault.kind,
+        "none",
+    }
     assert {o for o, _ in FAILURES} == set(FAILED_OUTCOMES)

@@ -15,7 +15,7 @@ import httpx
 import yaml
 from dashboard_queries import dashboard_files
 
-from router import errors, metric_zeros, reload
+from router import attempt_errors, errors, metric_zeros, reload
 from router.backend_refused import BackendRefused
 from router.config import parse
 from router.metric_labels import (
@@ -156,8 +156,8 @@ def test_the_routers_refusals_start_at_zero(tmp_path: Path, dead_port: int) -> N
 
 
 def upstream_errors(
-    cls: type[errors.UpstreamError] = errors.UpstreamError,
-) -> list[type[errors.UpstreamError]]:
+    cls: type[attempt_errors.UpstreamError] = attempt_errors.UpstreamError,
+) -> list[type[attempt_errors.UpstreamError]]:
     """`cls` and its subclasses: those of modules imported (`BackendRefused` is in its own,
     imported above, not through whatever else this module happens to import)."""
     return [cls, *(sub for c in cls.__subclasses__() for sub in upstream_errors(c))]

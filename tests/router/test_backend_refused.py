@@ -165,8 +165,8 @@ def test_a_probe_does_not_reopen_the_door_to_a_refusing_backend(
 def test_a_refusal_does_not_hide_a_later_rate_limit() -> None:
     """Whether the client was told to wait and retry depended on plan order (found in
     review): a rate limit anywhere in the plan is the answer, with the soonest wait."""
+    from router.attempt_errors import RateLimited, ServerError
     from router.backend_refused import BackendRefused
-    from router.errors import RateLimited, ServerError
     from router.plan_error import most_meaningful
 
     chosen = most_meaningful(

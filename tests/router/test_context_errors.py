@@ -13,7 +13,7 @@ import openai
 import orjson
 import pytest
 
-from router.errors import ContextTooLong, Rejected, ServerError
+from router.attempt_errors import ContextTooLong, Rejected, ServerError
 from router.upstream_errors import classify_error, in_band
 from tests.harness import config_for, router, simulator
 

@@ -19,7 +19,7 @@ from typing import Any
 import openai
 import pytest
 
-from router import blame, errors
+from router import attempt_errors, blame
 from router.record import Attempt, Record, backend_moves
 from tests.agent_apis.over_chat import ledger_columns
 from tests.harness import (
@@ -182,7 +182,7 @@ def test_a_4xx_passed_through_is_the_upstreams_only_past_a_backends_failure(
     record = Record("r", 0.0, attempts=[*before, attempt("cloud", "rejected")])
     moves = backend_moves(record.attempts)
     record.fallback_reason = moves[0][0].error_kind if moves else None
-    error = errors.Rejected("no", backend="cloud", status=400, upstream={})
+    error = attempt_errors.Rejected("no", backend="cloud", status=400, upstream={})
     assert blame.before_commit(error, record) == (outcome, "rejected")
 
 

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from router.errors import BadRequestTooLong, ContextTooLong, OutputTooLong, Rejected
+from router.attempt_errors import ContextTooLong, OutputTooLong, Rejected
+from router.errors import BadRequestTooLong
 from router.refusals import named_as_sent
 from router.request_size import Counts
 from router.translate.context_refusal import anthropic_words

@@ -10,8 +10,8 @@ import openai
 import orjson
 import pytest
 
+from router.attempt_errors import ContextTooLong
 from router.config import parse
-from router.errors import ContextTooLong
 from router.upstream_errors import classify_error
 from tests.harness import Running, config_for, router, scrape, sdk, simulator
 from tests.router.context_windows import windowed

@@ -19,8 +19,8 @@ import orjson
 import pytest
 
 from router import cut_error_body
+from router.attempt_errors import ContextTooLong, Rejected
 from router.config import parse
-from router.errors import ContextTooLong, Rejected
 from router.upstream_errors import MAX_ERROR_BYTES, classify_error, parse_body
 from tests.harness import INTENTS, RunningRouter, router, send_json, upstream
 

@@ -1,6 +1,6 @@
 """The status a litellm backend's failed attempt records: the one its provider answered.
 
-A client is told a 502 for a backend's 500 and a 503 for Anthropic's 529 (`router.errors`);
+A client is told a 502 for a backend's 500 and a 503 for Anthropic's 529 (`router.attempt_errors`);
 the record's and ledger's attempts say what the backend itself said, as a `kind: openai`
 backend's do (`router.upstream_errors.classify_error`). litellm's exception carries it.
 Real sockets: the router, litellm, and a simulator speaking Anthropic's Messages API, a

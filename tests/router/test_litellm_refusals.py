@@ -159,9 +159,9 @@ def test_the_credit_wording_quoted_by_another_provider_stays_the_clients_400() -
     (found in review). Only Anthropic's own message, from Anthropic, is billing."""
     import litellm
 
+    from router.attempt_errors import Rejected
     from router.backend_refused import BackendRefused
     from router.backends.litellm_errors import translate
-    from router.errors import Rejected
 
     quoted = (
         "OpenAIException - Invalid value: 'Your credit balance is too low to access the"

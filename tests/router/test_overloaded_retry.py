@@ -18,8 +18,8 @@ import openai
 import pytest
 from openai.types.chat import ChatCompletionMessageParam
 
+from router.attempt_errors import Overloaded, RateLimited, UpstreamError
 from router.config import parse
-from router.errors import Overloaded, RateLimited, UpstreamError
 from router.plan_error import most_meaningful
 from tests.harness import (
     INTENTS,

@@ -9,14 +9,9 @@ import pytest
 
 from classifier.intent import INTENTS, Intent
 from router.api.errors import error_headers
+from router.attempt_errors import ContextTooLong, Cut, OutputTooLong
 from router.config import Config, parse
-from router.errors import (
-    BadRequestTooLong,
-    ContextTooLong,
-    Cut,
-    NoBackendAvailable,
-    OutputTooLong,
-)
+from router.errors import BadRequestTooLong, NoBackendAvailable
 from router.policy import BackendState, Demand, Target, detoured, plan
 from router.refusals import named_as_sent, nothing_tried
 

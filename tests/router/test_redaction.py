@@ -21,9 +21,9 @@ from evals.redaction import (
     redacted_body,
     wire_name,
 )
+from router.attempt_errors import Rejected, ServerError
 from router.backends.litellm import LiteLLMBackend, credential_variables
 from router.config_backend import Backend
-from router.errors import Rejected, ServerError
 
 KEY = "gw-7f3a9c2e1b5d-router-key"
 

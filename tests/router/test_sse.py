@@ -12,7 +12,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from router import sse
-from router.errors import Malformed
+from router.attempt_errors import Malformed
 from router.sse import MAX_EVENT_BYTES, EventBuffer, Written, data_of
 from router.translate.wire import named_event
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
-from router.errors import Overloaded, RateLimited, ServerError
+from router.attempt_errors import Overloaded, RateLimited, ServerError
 from router.upstream_errors import classify_error, in_band, parse_body, retry_after
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}

@@ -17,11 +17,11 @@ from typing import Any
 import httpx
 import orjson
 
+from router.attempt_errors import UpstreamError
 from router.backends.base import Reply as BackendReply
 from router.comparison import Reply
 from router.config import Config
 from router.dispatch import Call
-from router.errors import UpstreamError
 from router.ledger import Ledger
 from router.policy import BackendState
 from router.record import Record, Usage
