@@ -23,7 +23,7 @@ from evals.endpoint import window_of
 from evals.urls import joined
 from router import vllm_metrics
 from router.config import Backend as BackendSettings
-from router.health import auth_headers, root_of
+from router.probe import auth_headers, root_of
 from router.vllm_metrics import VllmCapacity
 
 EWMA_WEIGHT = 0.2  # how fast the mean service time follows recent attempts

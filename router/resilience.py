@@ -32,8 +32,9 @@ from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
 from router.gateway import States
-from router.health import BreakerPolicy, Health, can_probe, probe
+from router.health import BreakerPolicy, Health
 from router.policy import BackendState, Circuit, soonest
+from router.probe import can_probe, probe
 from router.record import Record
 from router.resilience_status import backend_status
 from router.served_model import ServedModels

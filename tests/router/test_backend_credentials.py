@@ -18,7 +18,7 @@ import pytest
 
 from router.capacity import read_context_window
 from router.config_backend import Backend
-from router.health import probe
+from router.probe import probe
 from tests.harness import send_json, upstream
 from tests.router.env_config_check import config_check
 

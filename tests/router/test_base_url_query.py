@@ -22,7 +22,7 @@ from evals.endpoint import Endpoint, ask, served_context_window
 from evals.urls import joined
 from router.capacity import metrics_url, read_context_window
 from router.config import ConfigError, load, parse
-from router.health import probe
+from router.probe import probe
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 QUERY = "api-version=2024-10-21"
