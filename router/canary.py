@@ -3,10 +3,12 @@
 Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against each backend
 directly (not through routing, with the backend's own extras such as thinking off; a litellm
 backend through the router's litellm adapter, as live traffic reaches it), at most
-`canary.concurrency` in flight per backend, and skips a local backend that is saturated
-rather than adding to its queue. Each case's call holds one of its backend's slots as load
-capacity counts (`router.own_load`): uncounted, the canary filled a local backend that
-routing saw idle, and live requests queued behind its cases. Results go to the ledger
+`canary.concurrency` in flight per backend, and skips a backend whose circuit is open or
+that is waiting out a 429's `Retry-After` (`rate_limited`: live routing passes it by, and
+so does the canary), and a local backend that is saturated rather than adding to its
+queue. Each case's call holds one of its backend's slots as load capacity counts
+(`router.own_load`): uncounted, the canary filled a local backend that routing saw idle,
+and live requests queued behind its cases. Results go to the ledger
 (`canary_runs`, `canary_results`: `router.canary_rows`, each case's with its call's tokens
 and cost, `router.canary_spend`) and to `router.canary_judge`, whose
 gate book (`router.gating`) decides the gates that the state source hands the policy. A bug on the
@@ -224,6 +226,8 @@ class Canary:
             return "unsupported_kind"
         if state is not None and state.circuit == "open":
             return "circuit_open"
+        if state is not None and state.rate_limited_for_s is not None:
+            return "rate_limited"  # asked anyway, each case met the 429 and added to its count
         if state is not None and backend.tier == "local" and state.saturated:
             return "saturated"
         return None

@@ -312,9 +312,9 @@ def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> flo
 def _retry_in(reason: str, state: BackendState | None) -> float | None:
     """When a backend skipped for `reason` may serve again, if that is known: not before
     the wait its 429 asked for ends, whatever else holds it away. A gated backend whose
-    circuit is open too waits for both: the canary skips a round of a backend whose circuit
-    is open, so no round reopens the gate before the circuit closes (told the gate's wait
-    alone, the client came back to the same refusal; found in re-review)."""
+    circuit is open (or that waits out a 429) too waits for both: the canary skips its
+    round then, so no round reopens the gate first (told the gate's wait alone, the client
+    came back to the same refusal; found in re-review)."""
     if state is None:
         return None
     wait, limited = _reopens_in(reason, state), state.rate_limited_for_s

@@ -74,6 +74,7 @@ ShadowDropReason = Literal[
     "no_target",
     "untranslatable",
     "saturated",
+    "rate_limited",
     "api_unsupported",
     "rate_zero",
     "target_changed",

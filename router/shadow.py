@@ -7,14 +7,15 @@ each picked one to it once finished, and the background job that replays what it
 The client never waits, never sees a shadow error. Bounded: at most `max_concurrency`
 replays in flight, a queue of `queue_size` jobs holding with those `queue_bytes` at most
 (`router.shadow_queue`), whose overflow is counted, and a job is skipped whose target
-saturated while it waited, or whose rate a reload set to 0, or whose target the reloaded
-config forbids (cloud targets turned off, a private request's target moved to the cloud)
-or no longer aims the request at (`shadow.targets` changed: `target_changed`), so a job
-starts only where a new sample would go (`held_back`, asked as the job starts). Each
-replay's call (and the judge's) is told to the `ReplayObserver`s (`router.own_load`) while
-it runs: capacity counts it with the live attempts, so a live request finds a backend full
-of shadows full (and overflows, not queued on the GPU behind them), and a shadow starts only
-where a slot is free (live + replays + 1 <= the backend's `max_concurrency`).
+saturated while it waited (or began a 429's wait: `rate_limited`), or whose rate a reload
+set to 0, or whose target the reloaded config forbids (cloud targets turned off, a private
+request's target moved to the cloud) or no longer aims the request at (`shadow.targets`
+changed: `target_changed`), so a job starts only where a new sample would go
+(`held_back`, asked as the job starts). Each replay's call (and the judge's) is told to
+the `ReplayObserver`s (`router.own_load`) while it runs: capacity counts it with the live
+attempts, so a live request finds a backend full of shadows full (and overflows, not queued
+on the GPU behind them), and a shadow starts only where a slot is free (live + replays + 1
+<= the backend's `max_concurrency`).
 Chat, Messages (Claude Code) and Responses (Codex) requests are mirrored; the shadow is
 always asked in chat, so only a backend that speaks chat is a target (`shadow_sampling`).
 """

@@ -54,7 +54,7 @@ from router.shadow_names import live_names, renamed_calls, renamed_tools
 from router.shadow_queue import parsed_body
 from router.shadow_reply import ShadowReply, parse_reply
 from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
-from router.shadow_sampling import full, judge_for
+from router.shadow_sampling import held_away, judge_for
 from router.span_attributes import finish_attributes, usage_attributes
 from router.tracing import NO_SPAN, Tracing
 from router.translate.exchange import continues_prefill, keeps_cache, to_chat
@@ -112,11 +112,6 @@ class Replayer:
         self.counts[f"dropped_{reason}"] += 1
         if self.metrics is not None:
             self.metrics.shadow_dropped(reason)
-
-    def _has_room(self, backend: str) -> bool:
-        """Whether a replay may take a slot of `backend` now: not when live attempts and
-        replays already fill it (saturated), nor when its circuit is open."""
-        return not full(self.states().get(backend))
 
     async def replay(self, job: Job, slot: Slot | None = None) -> dict[str, Any] | None:
         """Send the shadow, compare, judge if configured; returns the ledger row it wrote.
@@ -227,8 +222,8 @@ class Replayer:
         if name is None or name not in self.backends:
             return Judged()
         tier = self.config.backend(name).tier
-        if not self._has_room(name):
-            log.info("shadow: judge %s is full; no verdict for %s", name, record.request_id)
+        if (away := held_away(self.states().get(name))) is not None:
+            log.info("shadow: judge %s is %s; no verdict for %s", name, away, record.request_id)
             return Judged()
         live_first = self.rng.random() < 0.5
         question = judge_request(body, job.live, shadow, live_first)

@@ -17,10 +17,10 @@ where the running config would send a new sample (`held_back`), else it is dropp
 `target_changed`, as one whose target was removed is (`no_target`), never re-sent to the
 new target: a reload that moves a target off a backend (too slow, or needed for live
 traffic) stops its replays at once. A saturated (or open-circuit) target is skipped, and
-every skip is a counted drop reason. The shadow asks every target in chat, so a target
-must speak chat itself (`pairing.native`): a backend that only speaks Responses or
-Messages got POST /chat/completions on every replay. `router.shadow` queues and replays
-what this samples.
+so is one waiting out a 429's `Retry-After` (`rate_limited`): every skip is a counted drop
+reason. The shadow asks every target in chat, so a target must speak chat itself
+(`pairing.native`): a backend that only speaks Responses or Messages got POST
+/chat/completions on every replay. `router.shadow` queues and replays what this samples.
 """
 
 from __future__ import annotations
@@ -147,9 +147,8 @@ def decide(record: Record, config: Config, states: Mapping[str, BackendState]) -
     decision = choose(record, config)
     if decision.target is None:
         return decision
-    if full(states.get(decision.target)):
-        return Decision(drop="saturated")
-    return decision
+    drop = held_away(states.get(decision.target))
+    return decision if drop is None else Decision(drop=drop)
 
 
 def held_back(
@@ -162,17 +161,26 @@ def held_back(
     a private request, or removed), the config now aims the request's shadow elsewhere
     (`aimed_at`: `target_changed`; a reload of `shadow.targets` sent up to `queue_size`
     queued jobs to the backend it moved them from, found in review), or the target filled
-    up (or its circuit opened). Pure: `router.shadow` asks it as it takes each job, before
-    the target's slot."""
+    up, its circuit opened or it asked for a wait (`held_away`). Pure: `router.shadow` asks
+    it as it takes each job, before the target's slot."""
     if turned_off(record, config):
         return "rate_zero"
     if (drop := refused(record, target, config)) is not None:
         return drop
     if aimed_at(record, config) != target:
         return "target_changed"
-    return "saturated" if full(states.get(target)) else None
+    return held_away(states.get(target))
 
 
-def full(state: BackendState | None) -> bool:
-    """A target saturated by live attempts and replays, or with its circuit open."""
-    return state is not None and (state.saturated or state.circuit == "open")
+def held_away(state: BackendState | None) -> ShadowDropReason | None:
+    """Why no replay (nor a judge's call) may go to a backend now, or None: it is saturated
+    by live attempts and replays, or its circuit is open (`saturated`), or it is waiting out
+    the `Retry-After` its 429 asked for (`rate_limited`, `Health.asked_to_wait`). Live
+    routing passes such a backend by till the wait ends; replays went on calling the
+    provider that asked to be left alone, at its price and against its limit (found in
+    review)."""
+    if state is None:
+        return None
+    if state.saturated or state.circuit == "open":
+        return "saturated"
+    return "rate_limited" if state.rate_limited_for_s is not None else None

@@ -99,6 +99,39 @@ def test_saturated_local_is_skipped_and_failures_gate_cloud() -> None:
     assert canary.status()["gated"] == {"cloud": ["math"]}
 
 
+def test_a_backend_waiting_out_a_429_is_skipped_and_its_gate_stands() -> None:
+    """While the cloud waits out its 429's `Retry-After` (`rate_limited_for_s`), its round
+    asks nothing, as for an open circuit: the row says `rate_limited`, no case is graded,
+    and the gate its failures closed stays closed (a skipped round is no verdict). The
+    canary asked it every round (found in review). The wait over, it is asked again."""
+    asked: list[str] = []
+
+    async def runner(
+        cases: Sequence[Case], endpoint: Endpoint, *a: Any, **k: Any
+    ) -> list[CaseResult]:
+        asked.append(endpoint.model)
+        status = "fail" if endpoint.model == "c" else "pass"
+        return [CaseResult(c.id, c.suite, c.difficulty, status) for c in cases]  # type: ignore[arg-type]
+
+    rows, states = Rows(), {"cloud": BackendState()}
+    config = _config(sample_per_suite=3, floors={"math": 0.3}, min_samples=3)
+    book = GateBook(config.canary.floors, window=10, min_samples=3)
+    canary = Canary(config, CASES, book, rows, Metrics(), states=lambda: states, runner=runner)
+    asyncio.run(canary.run_once())
+    assert canary.gated() == {"cloud": frozenset({"math"})}
+    states["cloud"] = BackendState(rate_limited_for_s=30.0)
+    asked.clear()
+    asyncio.run(canary.run_once())
+    assert asked == ["m"]
+    cloud = [r for t, r in rows.rows if t == "canary_runs" and r["backend"] == "cloud"][-1]
+    assert (cloud["skipped_reason"], cloud["cases"]) == ("rate_limited", 0)
+    assert canary.last_run["cloud"]["skipped_reason"] == "rate_limited"
+    assert canary.gated() == {"cloud": frozenset({"math"})}
+    states["cloud"] = BackendState()
+    asyncio.run(canary.run_once())
+    assert sorted(asked) == ["c", "m", "m"]
+
+
 def test_errors_never_count_as_quality() -> None:
     async def runner(
         cases: Sequence[Case], endpoint: Endpoint, *a: Any, **k: Any

@@ -121,6 +121,30 @@ def test_saturated_local_target_gets_no_shadow() -> None:
     assert decision is not None and (decision.target, decision.drop) == (None, "saturated")
 
 
+@pytest.mark.parametrize(
+    ("state", "expected"),
+    [
+        (BackendState(rate_limited_for_s=30.0), "rate_limited"),
+        (BackendState(rate_limited_for_s=30.0, saturated=True), "saturated"),
+        (BackendState(rate_limited_for_s=30.0, circuit="open"), "saturated"),
+        (BackendState(circuit="open"), "saturated"),
+        (BackendState(), None),
+    ],
+)
+def test_a_target_waiting_out_a_429_gets_no_shadow(
+    state: BackendState, expected: str | None
+) -> None:
+    """Live routing passes a backend by while it waits out its 429's `Retry-After`; a shadow
+    offered then, or a queued one starting then, is dropped as `rate_limited` (replayed, it
+    asked the provider that asked to be left alone; found in review). A target full or with
+    its circuit open is `saturated`, as before."""
+    config, record = _config(rates={"math": 1.0}), _record("math", "cloud")
+    decision = decide(record, config, {"local": state})
+    assert decision is not None and decision.drop == expected
+    assert decision.target == (None if expected else "local")
+    assert held_back(record, "local", config, {"local": state}) == expected
+
+
 def test_failed_live_requests_are_not_shadowed() -> None:
     record = _record("math", "cloud")
     record.outcome = "upstream_error"
