@@ -21,33 +21,44 @@ def build() -> dict[str, Any]:
         [
             panel(
                 "Canary pass rate by backend and suite",
-                [(f"smf_router_canary_pass_ratio{{{B}}}", "{{backend}} / {{suite}}")],
+                [
+                    (
+                        f"max by (backend, suite) (smf_router_canary_pass_ratio{{{B}}})",
+                        "{{backend}} / {{suite}}",
+                    )
+                ],
                 unit="percentunit",
             ),
             panel(
-                "Canary margin over floor (lower bound - floor; below 0 closes the gate)",
+                "Canary margin over floor (lower bound - floor)",
                 [
                     (
-                        f"smf_router_canary_pass_lower_bound_ratio{{{B}}}"
-                        " - smf_router_canary_floor_ratio",
+                        "max by (backend, suite) "
+                        f"(smf_router_canary_pass_lower_bound_ratio{{{B}}}"
+                        " - smf_router_canary_floor_ratio)",
                         "{{backend}} / {{suite}}",
                     )
                 ],
                 kind="table",
                 unit="percentunit",
-                description="What the gate compares: the 95% lower bound of the pass rate over "
-                "the window minus the floor, once the window holds as many results as a record "
-                "of all passes needs to clear the floor (at least canary.min_samples; 6 for a "
-                "floor of 0.6). Before that, from canary.min_samples on, a gate closes only "
-                "when even the 95% upper bound is under the floor (0 of 5 for a floor of 0.6), "
-                "which this table does not show. Suites without a floor have no row; 'Eval "
+                description="The 95% lower bound of the pass rate over the window minus the "
+                "floor. Below 0 closes no gate by itself: the gate compares it only once the "
+                "window holds as many results as a record of all passes needs to clear the "
+                "floor (at least canary.min_samples; 6 for a floor of 0.6, 16 for 0.8), so a "
+                "suite with fewer reads below 0 while its gate stays open, even one that "
+                "passed every case. Before that, from canary.min_samples on, a gate closes "
+                "only when even the 95% upper bound is under the floor (0 of 5 for a floor "
+                "of 0.6), which this table does not show. And a gate follows a verdict only "
+                "once it held for half a canary.window of results in a row (or most of the "
+                "last two windows' say so). Suites without a floor have no row; 'Eval "
                 "gates' shows the gates themselves.",
             ),
             panel(
                 "Time since the canary last graded each suite",
                 [
                     (
-                        f"time() - smf_router_canary_last_run_timestamp_seconds{{{B}}}",
+                        "time() - max by (backend, suite) "
+                        f"(smf_router_canary_last_run_timestamp_seconds{{{B}}})",
                         "{{backend}} / {{suite}}",
                     )
                 ],

@@ -1,10 +1,11 @@
 """The reliability dashboard (`smf-reliability`): fallbacks, backend health and the router itself.
 
-Fallbacks and attempts, backend up, circuit state, in-flight, running/waiting and KV-cache
-use, the ledger's queue, flushes (one stuck in a write too) and drops, the spans tracing
-lost, and the router process's memory, CPU and garbage collections (a slow leak or a full
-collection shows here first), whether its last config reload applied or left settings
-waiting for a restart, and how many it refused.
+Fallbacks and attempts, the backends passed by and why (with a 429's wait left), backend
+up, circuit state, in-flight, running/waiting and KV-cache use, the ledger's queue, flushes
+(one stuck in a write too) and drops, the spans tracing lost, and the router process's
+memory, CPU and garbage collections (a slow leak or a full collection shows here first),
+whether its last config reload applied or left settings waiting for a restart, and how many
+it refused.
 """
 
 from __future__ import annotations
@@ -58,6 +59,32 @@ def build() -> dict[str, Any]:
                 unit="reqps",
             ),
             panel(
+                "Backends passed by, by reason",
+                [
+                    (
+                        "sum by (backend, reason) "
+                        f"(rate(smf_router_backend_skips_total{{{B}}}[{RATE}]))",
+                        "{{backend}} {{reason}}",
+                    ),
+                    (
+                        f"max by (backend) (smf_router_backend_rate_limited_seconds{{{B}}})",
+                        "{{backend}}: 429 wait left",
+                    ),
+                ],
+                unit="reqps",
+                units={"B": "s"},  # requests passed by, and seconds: one axis each
+                description="Requests that passed each backend by without calling it, by the "
+                "plan's reason: circuit_open, rate_limited (a 429 asked for a wait longer "
+                "than its retry_after_max_s), quality_gate, and those of the request itself "
+                "(private, context_window, api_unsupported, ...; context_too_long: past "
+                "another backend's refusal of the prompt). None of these is an attempt: "
+                "'Attempts by backend and outcome' reads 0/s for them, as for no traffic, "
+                "and a rate-limited backend's circuit stays closed and its up 1. A "
+                "saturated backend put last is not passed by: it is still tried. 429 wait "
+                "left is the seconds until a rate-limited backend is tried again (alert "
+                "SmfBackendRateLimited once one has run 5 minutes).",
+            ),
+            panel(
                 "Backend up",
                 [(f"max by (backend, tier) (smf_router_backend_up{{{B}}})", "{{backend}}")],
                 kind="stat",
@@ -85,13 +112,26 @@ def build() -> dict[str, Any]:
             panel(
                 "Backend capacity: running and waiting",
                 [
-                    (f"smf_router_backend_running_requests{{{B}}}", "{{backend}} running"),
-                    (f"smf_router_backend_waiting_requests{{{B}}}", "{{backend}} waiting"),
+                    (
+                        f"max by (backend) (smf_router_backend_running_requests{{{B}}})",
+                        "{{backend}} running",
+                    ),
+                    (
+                        f"max by (backend) (smf_router_backend_waiting_requests{{{B}}})",
+                        "{{backend}} waiting",
+                    ),
                 ],
+                description="As the backend reports them (vLLM's /metrics), which every "
+                "replica polls alike: the max across replicas, one line each.",
             ),
             panel(
                 "Backend KV-cache use",
-                [(f"smf_router_backend_kv_cache_usage_ratio{{{B}}}", "{{backend}}")],
+                [
+                    (
+                        f"max by (backend) (smf_router_backend_kv_cache_usage_ratio{{{B}}})",
+                        "{{backend}}",
+                    )
+                ],
                 unit="percentunit",
             ),
             panel(

@@ -181,6 +181,21 @@ class MetricFamilies:
             "1 for the circuit breaker's current state, 0 for the others.",
             ("backend", "tier", "state"),
         )
+        # A backend the plan passes by is never called, so no attempt counter moves: one
+        # waiting out a 429 read 1 in `up`, closed in `circuit` and 0/s in attempts, as if
+        # no traffic came, while a route of it alone failed every request (found in review).
+        self.skips = self._counter(
+            "backend_skips_total",
+            "Backends passed by, once per request each, by the plan's reason (circuit_open, "
+            "rate_limited, quality_gate, private, context_window, ...).",
+            ("backend", "tier", "reason"),
+        )
+        self.rate_limited = self._gauge(  # read at scrape time (`Metrics.set_wait_source`)
+            "backend_rate_limited_seconds",
+            "Seconds left of the wait a 429's Retry-After asked for, during which every plan "
+            "passes the backend by; 0 when none runs.",
+            ("backend", "tier"),
+        )
         self.running = self._gauge(
             "backend_running_requests", "Requests the backend reports running.", ("backend",)
         )

@@ -12,6 +12,7 @@ from typing import Literal, get_args
 
 from classifier.intent import INTENTS, UNREAD
 from evals.runner import ErrorKind as CaseErrorKind
+from router.policy import PASSING, PERMANENT_SKIPS
 from router.record import (
     Api,
     AttemptErrorKind,
@@ -38,6 +39,12 @@ ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = get_args(AttemptErrorKind)
 # Those a plan moves on after: not a backend's 4xx passed through (`Rejected`, never
 # retried), nor a cancellation (nothing is left to try for).
 FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
+# Why a backend was passed by, as `backend_skips_total` counts it (a `skipped` attempt's
+# kind): each reason the plan skips for (`router.policy._unfit`: those no retry changes, and
+# the passing ones, a 429's wait too), and `context_too_long`, a backend dispatch passed by
+# after a larger window refused the prompt. Not an overflow: a saturated backend is put
+# last, not skipped, and is still tried.
+SKIP_REASONS: tuple[str, ...] = (*sorted(PERMANENT_SKIPS | PASSING), "context_too_long")
 # How a planned request can fail on the service's side, as `errors_total`'s (outcome, kind)
 # (`router.blame`): a backend's failure, the most telling of the plan's (`router.dispatch`;
 # a backend's 4xx passed through is the client's, but `upstream_error` after a backend's

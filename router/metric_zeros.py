@@ -12,6 +12,10 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 - `fallbacks_total`: each ordered pair of backends that share a route (a skipped backend, a
   sticky one or an overflow can put any member before another) with each reason a plan
   moves on after: 13 series per pair;
+- `backend_skips_total`: each configured backend, with its tier, and each reason a plan or
+  dispatch can pass it by (`metric_labels.SKIP_REASONS`), but `private` for a local one and
+  `choices_unsupported` for one not through litellm, which are never skipped so: 9 to 11
+  series per backend. The first request past a backend waiting out a 429 must show;
 - `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
   a price (`router.pricing.Pricer`, asked about a request on each): the intents that can take
   each route (`router.policy.intents_on`) with its members whose cost or counterfactual is
@@ -86,6 +90,7 @@ from router.metric_labels import (
     REFUSAL_KINDS,
     REFUSAL_STATUSES,
     SHADOW_RESULTS,
+    SKIP_REASONS,
 )
 from router.metric_store import Family
 from router.policy import intents_on
@@ -93,6 +98,7 @@ from router.record import Api, Outcome, Record
 from router.shadow_sampling import choose, rate_for
 
 if TYPE_CHECKING:
+    from router.config import Backend as BackendSettings
     from router.config import Config
     from router.metrics import Metrics
 
@@ -141,6 +147,7 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
     the event loop, where the counters change)."""
     kinds = [("ok", "none"), *(("error", kind) for kind in ATTEMPT_ERROR_KINDS)]
     attempts = [(b.name, b.tier, *kind) for b in config.backends for kind in kinds]
+    skips = [(b.name, b.tier, why) for b in config.backends for why in skip_reasons(b)]
     pairs = {pair for route in config.routes.values() for pair in itertools.permutations(route, 2)}
     moves = [(*pair, reason) for pair in sorted(pairs) for reason in FALLBACK_REASONS]
     unpriced = unpriced_series(config)
@@ -151,6 +158,7 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
     money = (metrics.prompt_tokens, metrics.completion_tokens, metrics.cost, metrics.counterfactual)
     expected: list[tuple[Family, Sequence[Labels]]] = [
         (metrics.attempts, attempts),
+        (metrics.skips, skips),
         (metrics.fallbacks, moves),
         (metrics.unpriced, unpriced),
         (metrics.requests, requests),
@@ -165,6 +173,15 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
             _expect(metrics, family, series)
 
     return apply
+
+
+def skip_reasons(backend: BackendSettings) -> list[str]:
+    """Why `backend` may be passed by (`router.policy._unfit`): not for privacy when it is
+    local, nor for `n` in a stream when litellm is not between (only its streams are)."""
+    never = {"private"} if backend.tier == "local" else set()
+    if backend.kind != "litellm":
+        never.add("choices_unsupported")
+    return [why for why in SKIP_REASONS if why not in never]
 
 
 def ways(config: Config) -> list[tuple[str, list[str]]]:

@@ -29,6 +29,7 @@ from router.metric_labels import (
     OUTCOMES,
     SHADOW_DROP_REASONS,
     SHADOW_RESULTS,
+    SKIP_REASONS,
     Circuit,
     closed,
     config_name,
@@ -40,6 +41,10 @@ from router.record import Record, ShadowDropReason, Usage, backend_moves
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _CANARY_KINDS = frozenset(CANARY_ERROR_KINDS)
+_SKIPS = frozenset(SKIP_REASONS)
+# (backend, tier) -> seconds left of the wait its 429 asked for, 0 for none: each configured
+# backend's, read at scrape time (`router.resilience_status.rate_limit_waits`)
+WaitSource = Callable[[], Mapping[tuple[str, str], float]]
 
 
 class Metrics(MetricFamilies):
@@ -61,8 +66,9 @@ class Metrics(MetricFamilies):
         self._define_backends()
         self._define_quality()
         self.scraped = ScrapedFamilies(self._gauge, self._counter)  # ledger and process
+        self.wait_source: WaitSource | None = None
         self.registry = registry if registry is not None else CollectorRegistry()
-        self.registry.register(FamilyCollector(self._families, self.scraped.read))
+        self.registry.register(FamilyCollector(self._families, self._read))
         # Whether a backend (name, tier) is in the running config (`components.build` sets
         # it): a reload may keep the name and change the tier, which labels the series too.
         self.configured: Callable[[str, str], bool] = lambda _, __: True
@@ -165,8 +171,13 @@ class Metrics(MetricFamilies):
             self.offloaded.inc(where, max(0.0, saved))
 
     def _count_attempts(self, record: Record) -> bool:
-        """Attempt durations, and each move from a failed backend to the next one; returns
-        whether there was any move."""
+        """Attempt durations, the backends passed by (each once a request: a record lists
+        each skipped backend once), and each move from a failed backend to the next one;
+        returns whether there was any move."""
+        for a in record.attempts:
+            if a.outcome == "skipped":
+                reason = closed(a.error_kind, _SKIPS, empty="other")
+                self.skips.inc((a.backend, a.tier, reason))
         tried = [a for a in record.attempts if a.outcome != "skipped"]
         for a in tried:
             out = closed(a.outcome, ATTEMPT_OUTCOMES)
@@ -264,6 +275,17 @@ class Metrics(MetricFamilies):
     def set_span_source(self, source: SpanSource | None) -> None:
         self.scraped.span_source = source
 
+    def set_wait_source(self, source: WaitSource | None) -> None:
+        """Where the 429 waits are read (resilience's; none without it: no wait is kept)."""
+        self.wait_source = source
+
+    def _read(self) -> None:
+        """Fill the families read at scrape time. The waits are read whole each time: a
+        wait's seconds run down between events, and a backend a reload removed goes."""
+        self.scraped.read()
+        if self.wait_source is not None:
+            self.rate_limited.values = {key: s for key, s in self.wait_source().items()}
+
     def canary_result(
         self,
         backend: str,
@@ -333,5 +355,5 @@ class Metrics(MetricFamilies):
 
     def render(self) -> tuple[bytes, str]:
         """The exposition text and its content type, for `GET /metrics`."""
-        self.scraped.read()
+        self._read()
         return render(self._families).encode(), CONTENT_TYPE

@@ -1,6 +1,7 @@
 """What `/v1/router/status` shows of one backend's resilience state: its circuit, the wait
 its 429 asked for, its load (the router's own count and vLLM's polled gauges), its context
-window and served model."""
+window and served model; and the waits as `smf_router_backend_rate_limited_seconds` reads
+them at each scrape."""
 
 from __future__ import annotations
 
@@ -10,6 +11,16 @@ from router.config import Backend as BackendSettings
 
 if TYPE_CHECKING:
     from router.resilience import Resilience
+
+
+def rate_limit_waits(res: Resilience) -> dict[tuple[str, str], float]:
+    """(backend, tier) -> seconds left of the wait its 429 asked for, 0 when none runs, for
+    each configured backend. Read when scraped: the seconds run down with no event to set
+    them, and `backend_up` and the circuit say nothing of a wait (its circuit stays closed)."""
+    return {
+        (b.name, b.tier): res.health.limited_for(b.name) or 0.0
+        for b in res.components.config.backends
+    }
 
 
 def backend_status(res: Resilience, settings: BackendSettings) -> dict[str, Any]:

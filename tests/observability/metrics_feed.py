@@ -66,7 +66,9 @@ def feed(metrics: Metrics, n: int) -> None:
             metrics.attempt_started(a.backend, a.tier)
             metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind)
         metrics.shadow_compared(intent, "cloud", "local", agreed=i % 2 == 0)
-    # a cloud backend with no known price: served, its cost unknown (None)
+    # a cloud backend with no known price: served, its cost unknown (None), past local,
+    # which waits out a 429 (SmfBackendRateLimited: its gauge is read at each scrape)
+    metrics.set_wait_source(lambda: {("local", "local"): 1800.0, ("cloud", "cloud"): 0.0})
     unpriced = Record(
         request_id=f"u{n}",
         started_at=0.0,
@@ -74,7 +76,7 @@ def feed(metrics: Metrics, n: int) -> None:
         route="math",
         backend="cloud",
         tier="cloud",
-        attempts=[Attempt("cloud", "cloud")],
+        attempts=[Attempt("local", "local", "skipped", "rate_limited"), Attempt("cloud", "cloud")],
         cost_usd=None,
         counterfactual_usd=None,
     )

@@ -40,8 +40,8 @@ CLOUD_DOWN = {
         "backend of their route, often the local model the route ranks below it, or fail "
         "where the route has no other (SmfRequestsFailing). The error kinds of its attempts "
         'say why (smf-reliability, "Attempts by backend and outcome"): backend_refused is a '
-        "revoked key or a spent quota, rate_limited the provider's limits, unreachable or "
-        "server_error an outage."
+        "revoked key or a spent quota, unreachable or server_error an outage. A 429 opens "
+        "no circuit: a provider's rate limit is SmfBackendRateLimited."
     ),
 }
 
@@ -53,7 +53,7 @@ def failing(share: str) -> dict[str, str]:
             "Clients get errors that are not their own. The kind of error says why "
             '(smf-overview, "Errors by kind", or kind of smf_router_errors_total): '
             "no_backend_available is every backend of the route skipped (circuits open, "
-            "quality gates closed, all saturated); unreachable, timeout, server_error, "
+            "quality gates closed, a 429's wait running); unreachable, timeout, server_error, "
             "backend_refused and the like are the backends' failures (smf-reliability, "
             '"Attempts by backend and outcome", shows each backend\'s); router_error is a '
             "bug of the router's, its log has the traceback."

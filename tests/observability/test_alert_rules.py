@@ -4,8 +4,8 @@ config) fires once its `for:` has passed, not before, and says what it should, e
 
 SmfCanaryGateClosed is tested from a real canary in test_canary_alert_rules.py; the alerts
 that say the router is losing what it records (ledger rows, trace spans) are in
-test_record_loss_alert_rules.py, the outage alerts in test_alert_outage.py, and this file
-checks that every alert has a case somewhere.
+test_record_loss_alert_rules.py, the outage alerts in test_alert_outage.py, a backend's 429
+wait in test_skip_metrics.py, and this file checks that every alert has a case somewhere.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from alert_cases import ROUTER, Case, fired, promtool_account, quiet, series
 from dashboard_queries import ALERTS
 from test_alert_outage import TESTED as OUTAGE_ALERTS
 from test_record_loss_alert_rules import CASES as RECORD_LOSS_CASES
+from test_skip_metrics import TESTED as SKIP_ALERTS
 
 # A router's series as a federating Prometheus passes them on without honor_labels.
 FEDERATED = {"instance": "prom:9090", "job": "federate"}
@@ -368,7 +369,8 @@ def test_every_alert_has_a_case_here_or_in_the_canary_test() -> None:
     rules = yaml.safe_load(ALERTS.read_text())["groups"][0]["rules"]
     assert not CASES.keys() & RECORD_LOSS_CASES.keys()
     assert not CASES.keys() & OUTAGE_ALERTS
-    named = {*CASES, *RECORD_LOSS_CASES, *OUTAGE_ALERTS, "SmfCanaryGateClosed"}
+    assert not CASES.keys() & SKIP_ALERTS
+    named = {*CASES, *RECORD_LOSS_CASES, *OUTAGE_ALERTS, *SKIP_ALERTS, "SmfCanaryGateClosed"}
     assert {r["alert"] for r in rules} == named
 
 
