@@ -37,11 +37,12 @@ def refusal_of(plan: Plan, api: Api, body: dict[str, Any]) -> dict[str, Any] | N
 
 def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> RouterError:
     """Every backend was skipped. When every reason is permanent the request is the
-    client's to change, a 400, since a 503 would have the client's SDK retry in vain: a
-    prompt no window can hold (shortening lets a backend serve it, so this answer wins), an
-    API no backend of the target speaks (`/v1/completions` to a litellm backend), a private
-    request with no local backend in its target. A backend down (circuit open), waiting out
-    a rate limit or held by a quality gate is not permanent, and the answer stays a 503."""
+    client's to change, a 400, since a 503 would have the client's SDK retry in vain: an
+    output limit some window holds the prompt without, or else a prompt no window can hold
+    (each change lets a backend serve it, so these answers win), an API no backend of the
+    target speaks (`/v1/completions` to a litellm backend), a private request with no local
+    backend in its target. A backend down (circuit open), waiting out a rate limit or held
+    by a quality gate is not permanent, and the answer stays a 503 (`_unavailable`)."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
     if not reasons or not reasons <= PERMANENT_SKIPS:
@@ -56,22 +57,24 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     # the client's own fields, named as its API names them: a Responses client was told of
     # `messages` and `max_tokens`, which it never sent (found in re-review)
     field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
-    if "context_window" in reasons:
-        # the prompt alone is over those windows: a lower output limit helps only where
-        # another backend's refusal was the limit's (`max_tokens_window`), and one was sent
-        lower = f" or lower {field}" if limit and "max_tokens_window" in reasons else ""
-        return BadRequestTooLong(
-            f"This request is longer than the context window of every {local}backend that "
-            f"could serve it{local_only}; shorten the prompt{lower}.",
-            param=PROMPT_FIELDS[api],
-        )
-    if "max_tokens_window" in reasons:
+    if "max_tokens_window" in reasons and (limit or "context_window" not in reasons):
+        # A window holds the prompt, not the output room asked: a lower limit is served
+        # there, whatever the windows that hold not even the prompt. Told the prompt was too
+        # long, Claude Code compacted or stopped where it could have lowered `max_tokens`
+        # (found in review).
+        some = " (some hold not even the prompt)" if "context_window" in reasons else ""
         return BadRequestTooLong(
             f"This request's prompt and the output its {field} asks room for do not fit the "
-            f"context window of every {local}backend that could serve it{local_only}; "
+            f"context window of every {local}backend that could serve it{local_only}{some}; "
             f"lower {field}.",
             param=field,
             sizes=_sizes(plan, limit),
+        )
+    if "context_window" in reasons:
+        return BadRequestTooLong(
+            f"This request is longer than the context window of every {local}backend that "
+            f"could serve it{local_only}; shorten the prompt.",
+            param=PROMPT_FIELDS[api],
         )
     target = plan.target.name or plan.route
     if "choices_unsupported" in reasons:
