@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from router.record import Record
+from router.record import Attempt, Record
 
 
 class JsonFormatter(logging.Formatter):
@@ -108,7 +108,7 @@ class RequestLog:
             "confidence": record.confidence,
             "route": record.route,
             "backend": record.backend,
-            "attempts": [f"{a.backend}:{a.error_kind or a.outcome}" for a in record.attempts],
+            "attempts": [attempt_said(a) for a in record.attempts],
             "status": record.status,
             "outcome": record.outcome,
             # why a request failed or was refused (`model_not_found`, `invalid_request`...):
@@ -122,3 +122,12 @@ class RequestLog:
             "at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(record.started_at)),
         }
         self._log.info("request", extra={"fields": fields})
+
+
+def attempt_said(attempt: Attempt) -> str:
+    """An attempt as the request line lists it: `backend:ok`, `backend:<error kind>`, and
+    for a backend passed over `backend:skipped:<reason>`. A skipped attempt's reason can be
+    an error's kind too (`rate_limited`, `context_too_long`): said alike, a backend passed
+    by while its 429's wait ran read as one that answered a 429 (found in review)."""
+    skipped = "skipped:" if attempt.outcome == "skipped" else ""
+    return f"{attempt.backend}:{skipped}{attempt.error_kind or attempt.outcome}"
