@@ -24,7 +24,7 @@ from router.attempt_errors import (
     RouterFault,
     UpstreamError,
 )
-from router.errors import RouterError, error_kind
+from router.errors import NoBackendAvailable, RouterError, error_kind
 from router.record import Attempt, Outcome, Record, backend_moves
 
 # The attempt kinds of a backend's context-length refusal: the client's when they end it.
@@ -40,7 +40,8 @@ def before_commit(error: RouterError, record: Record) -> tuple[Outcome, str | No
     # A backend's 4xx that passes through (`Rejected`) is the client's too, as README says:
     # counted as the upstream's, it showed beside real outages on the dashboards. Not after
     # a backend's failure moved the plan on: its being down sent it where it was refused.
-    clients = not isinstance(error, UpstreamError) or (
+    # Every backend skipped is theirs, its 429 (each waiting out a rate limit) as its 503.
+    clients = not isinstance(error, UpstreamError | NoBackendAvailable) or (
         isinstance(error, Rejected) and not _failed_before(record.attempts)
     )
     outcome: Outcome = "client_error" if 400 <= error.status < 500 and clients else "upstream_error"

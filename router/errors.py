@@ -13,6 +13,7 @@
     ├── Forbidden                    403
     ├── NotFound                     404  model_not_found / not_found
     ├── NoBackendAvailable           503  every backend of the plan was skipped (retry_after)
+    │   └── RateLimitedBackends      429  rate_limit_exceeded: each that could serve waits out a 429
     ├── Cancelled                    the request stopped before its answer was complete
     │   ├── ClientClosed             499  the client hung up (recorded, never sent)
     │   └── ShuttingDown             503  the router stopped: its drain ran out
@@ -168,6 +169,20 @@ class NoBackendAvailable(RouterError):
         super().__init__(
             message if self.retry_after is None else f"{message}; retry in {self.retry_after} s"
         )
+
+
+class RateLimitedBackends(NoBackendAvailable):
+    """Every backend that could serve was skipped while it waits out its 429's `Retry-After`
+    (others, if any, ruled out for good: a window, the privacy, the API). Told as the 429 it
+    would have met: the SDKs switch on the status, and the 503 had the OpenAI SDK raise
+    `InternalServerError` where it raised `RateLimitError`, and Claude Code read its
+    `overloaded_error` as a 529, on which its background queries give up (found in review).
+    `kind`: the ledger and metrics still say `no_backend_available` (nothing was tried)."""
+
+    status = 429
+    type = "rate_limit_error"
+    code = "rate_limit_exceeded"
+    kind = "no_backend_available"
 
 
 class Cancelled(RouterError):

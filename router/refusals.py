@@ -2,7 +2,8 @@
 
 A 400 when every reason is the request's own to change, else a 503 `no_backend_available`
 that names what holds the backends away (a canary's gate, an open circuit, a rate limit's
-wait) and, when the router knows it, when one may serve again (`Retry-After`). A backend's
+wait) and, when the router knows it, when one may serve again (`Retry-After`): a 429 when
+the rate limits' waits alone do. A backend's
 own context-length refusal names the client's fields as these do (`named_as_sent`).
 """
 
@@ -11,7 +12,13 @@ from __future__ import annotations
 from typing import Any
 
 from router.attempt_errors import ContextTooLong, OutputTooLong, UpstreamError
-from router.errors import BadRequest, BadRequestTooLong, NoBackendAvailable, RouterError
+from router.errors import (
+    BadRequest,
+    BadRequestTooLong,
+    NoBackendAvailable,
+    RateLimitedBackends,
+    RouterError,
+)
 from router.policy import PERMANENT_SKIPS, Plan
 from router.record import Api
 from router.request_size import OUTPUT_LIMITS, Counts, output_limit
@@ -173,7 +180,7 @@ def named_as_sent(
 def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
     """A 503 that says why the backends are away for now, and for how long when that is
     known: `quality_gate` alone named neither the canary that closed the gate nor what opens
-    it again."""
+    it again. A 429 when only rate limits' waits keep them away (`RateLimitedBackends`)."""
     gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
     failing = [repr(s.backend) for s in plan.skipped if s.reason == "circuit_open"]
     limited = [repr(s.backend) for s in plan.skipped if s.reason == "rate_limited"]
@@ -195,7 +202,9 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
             f"; {', '.join(limited)} answered a rate limit with a Retry-After, which the "
             f"router waits out before it tries {them} again"
         )
-    return NoBackendAvailable(message, retry_after=plan.retry_in_s)
+    passing = {s.reason for s in plan.skipped} - PERMANENT_SKIPS
+    unavailable = RateLimitedBackends if passing == {"rate_limited"} else NoBackendAvailable
+    return unavailable(message, retry_after=plan.retry_in_s)
 
 
 def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:

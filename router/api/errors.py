@@ -56,10 +56,11 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     `Retry-After` with their 503; vLLM's queue-full 503 names none), told the same way (the
     soonest; dropped, the client was told never to retry); when the router is stopping,
     where another replica (or this one restarted) is the cure; and when every backend was
-    skipped for a while (a circuit open, a quality gate) and the router knows when one may
-    serve again (no `retry-after-ms`: a circuit that has just half-opened still waits for
-    its trial), as for any refusal of its own that says when (`RouterError.retry_after`:
-    the report endpoint's slots all taken). One rule for the three (`_should_retry`): a
+    skipped for a while (a circuit open, a quality gate; a 429's wait alone answers a 429,
+    `RateLimitedBackends`) and the router knows when one may serve again (no
+    `retry-after-ms`: a circuit that has just half-opened still waits for its trial), as
+    for any refusal of its own that says when (`RouterError.retry_after`: the report
+    endpoint's slots all taken). One rule for the three (`_should_retry`): a
     wait whose whole seconds, as `retry-after` says it, are under `SDK_WAIT_S` is the SDK's
     to wait out, a longer one is the agent's or its user's to wait for, or not — a 429's
     too, which the SDKs would otherwise sleep through silently (below it a 429 gets no

@@ -71,7 +71,8 @@ def test_a_429_wait_counts_each_request_passing_the_backend_by_and_shows_what_is
 ) -> None:
     """The cloud answers 429 `Retry-After: 30`: the first request meets it and falls back
     to local; each next one passes the cloud by unasked, counted as `rate_limited`, and one
-    on a route of the cloud alone fails with 503 `no_backend_available`, counted too. The
+    on a route of the cloud alone is refused with the 429 the cloud would give (ledger kind
+    `no_backend_available`), counted too. The
     gauge shows the seconds left, while `up` reads 1 and only the first 429 is an attempt.
     A real Prometheus charts it on the dashboard's panel and holds the alert pending."""
     require_prometheus()
@@ -91,9 +92,9 @@ def test_a_429_wait_counts_each_request_passing_the_backend_by_and_shows_what_is
             cloud.control("faults", {"fault": "rate_limit:30"})
             client = sdk(proxy)
             assert [_ask(client, "coding") for _ in range(4)] == ["local"] * 4
-            with pytest.raises(openai.InternalServerError) as refused:
+            with pytest.raises(openai.RateLimitError) as refused:
                 _ask(client, "cloud_only")
-            assert refused.value.response.json()["error"]["code"] == "no_backend_available"
+            assert refused.value.response.json()["error"]["code"] == "rate_limit_exceeded"
             after = scrape(proxy.root)
             assert cloud.completions() == 1  # the first request's 429: the rest passed it by
             assert after.get(SKIPS, **CLOUD, reason="rate_limited") == 4

@@ -91,11 +91,12 @@ def test_a_429_naming_no_wait_keeps_none(tmp_path: Path) -> None:
             assert (cloud["circuit"], cloud["rate_limited_for_s"]) == ("closed", None)
 
 
-def test_every_backend_waiting_is_a_503_that_says_when_the_soonest_wait_ends(
+def test_every_backend_waiting_is_a_429_that_says_when_the_soonest_wait_ends(
     tmp_path: Path,
 ) -> None:
-    """Both backends asked for a wait: the next request is sent to neither, and its 503
-    carries the sooner end (local's 20 s, not the cloud's 30 s) as `Retry-After`."""
+    """Both backends asked for a wait: the next request is sent to neither, and its 429 (a
+    503 before: tests/resilience/test_rate_limited_refusal.py) carries the sooner end
+    (local's 20 s, not the cloud's 30 s) as `Retry-After`."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "rate_limit:30"})
         pair["local"].control("faults", {"fault": "rate_limit:20"})
@@ -104,17 +105,20 @@ def test_every_backend_waiting_is_a_503_that_says_when_the_soonest_wait_ends(
                 _ask(proxy)  # each backend's 429 in turn: the sooner wait is told
             assert limited.value.response.headers["retry-after"] == "20"
             before = backend_state(proxy.root, "local")["rate_limited_for_s"]
-            with pytest.raises(openai.InternalServerError) as refused:
+            with pytest.raises(openai.RateLimitError) as refused:
                 _ask(proxy)
             response = refused.value.response
             after = backend_state(proxy.root, "local")["rate_limited_for_s"]
             assert (pair["cloud"].completions(), pair["local"].completions()) == (1, 1)
-    assert response.status_code == 503
+    assert response.status_code == 429
+    assert response.headers["x-smf-attempts"] == "0"  # the router's own: neither was asked
     seconds = int(response.headers["retry-after"])
     assert math.ceil(after) <= seconds <= math.ceil(before) <= 20, (before, seconds, after)
-    assert response.headers["x-should-retry"] == "true"
+    # under a minute: a 429 says no `x-should-retry`, as a backend's, the SDKs retrying a
+    # 429 on their own (the 503 said `true` for the same)
+    assert "x-should-retry" not in response.headers
     error = response.json()["error"]
-    assert error["code"] == "no_backend_available"
+    assert error["code"] == "rate_limit_exceeded"
     assert "'cloud', 'local' answered a rate limit with a Retry-After" in error["message"]
 
 

@@ -11,7 +11,12 @@ from classifier.intent import INTENTS, Intent
 from router.api.errors import error_headers
 from router.attempt_errors import ContextTooLong, Cut, OutputTooLong
 from router.config import Config, parse
-from router.errors import BadRequestTooLong, NoBackendAvailable
+from router.errors import (
+    BadRequestTooLong,
+    NoBackendAvailable,
+    RateLimitedBackends,
+    error_kind,
+)
 from router.policy import BackendState, Demand, Target, detoured, plan
 from router.refusals import named_as_sent, nothing_tried
 
@@ -121,6 +126,25 @@ def test_a_backend_waiting_out_a_429_is_passed_by_and_waited_for() -> None:
     assert "'local' answered a rate limit with a Retry-After" in str(error)
     p = plan(MATH, Target("backend", "local2"), PRIVATE, states, CFG)
     assert p.retry_in_s == 30.0  # not the circuit's 7.5 s: its trial would meet the 429
+
+
+def test_only_rate_limits_waits_keeping_the_backends_away_is_a_429() -> None:
+    """Every backend that could serve waits out a 429 (the others ruled out for good: a
+    window, the privacy): a 429, as the backend's own would have been. A backend away for
+    another passing reason beside it (an open circuit) keeps the 503."""
+    limited = BackendState(rate_limited_for_s=12.0)
+    states = {"local": limited, "local2": limited}
+    p = plan(MATH, Target("auto"), Demand(prompt_tokens=500, private=True), states, CFG)
+    assert [s.reason for s in p.skipped] == ["context_window", "rate_limited", "private"]
+    error = nothing_tried(p, "chat", None)
+    assert (error.status, error.type) == (429, "rate_limit_error")
+    assert error.code == "rate_limit_exceeded"
+    assert isinstance(error, RateLimitedBackends) and error.retry_after == 12
+    assert error_kind(error) == "no_backend_available"  # the ledger's and metrics' kind
+    states = {"local": limited, "local2": OPEN}
+    p = plan(MATH, Target("auto"), PRIVATE, states, CFG)
+    assert [s.reason for s in p.skipped] == ["rate_limited", "circuit_open", "private"]
+    assert nothing_tried(p, "chat", None).status == 503
 
 
 @pytest.mark.parametrize(
