@@ -49,9 +49,14 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     (each change lets a backend serve it, so these answers win), an API no backend of the
     target speaks (`/v1/completions` to a litellm backend), a private request with no local
     backend in its target. A backend down (circuit open), waiting out a rate limit or held
-    by a quality gate is not permanent, and the answer stays a 503 (`_unavailable`)."""
+    by a quality gate is not permanent, and the answer stays a 503 (`_unavailable`), unless
+    a window holds the prompt but not the output limit sent: lowered, it is served now."""
     reasons = {step.reason for step in plan.skipped}
     listed = ", ".join(f"{s.backend}: {s.reason}" for s in plan.skipped)
+    if "max_tokens_window" in reasons and limit and not reasons <= PERMANENT_SKIPS:
+        # A lower limit is served now where the others wait (a 429's wait, an open circuit,
+        # a gate): told to wait ten minutes, Claude Code never lowered `max_tokens` (review).
+        return _lower_the_limit(plan, api, limit, reasons, f" ({listed})")
     if not reasons or not reasons <= PERMANENT_SKIPS:
         return _unavailable(plan, listed)
     home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
@@ -61,22 +66,8 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     private = "private" in reasons
     local = "local " if private else ""
     local_only = " (a private request may use the local tier only)" if private else ""
-    # the client's own fields, named as its API names them: a Responses client was told of
-    # `messages` and `max_tokens`, which it never sent (found in re-review)
-    field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
     if "max_tokens_window" in reasons and (limit or "context_window" not in reasons):
-        # A window holds the prompt, not the output room asked: a lower limit is served
-        # there, whatever the windows that hold not even the prompt. Told the prompt was too
-        # long, Claude Code compacted or stopped where it could have lowered `max_tokens`
-        # (found in review).
-        some = " (some hold not even the prompt)" if "context_window" in reasons else ""
-        return BadRequestTooLong(
-            f"This request's prompt and the output its {field} asks room for do not fit the "
-            f"context window of every {local}backend that could serve it{local_only}{some}; "
-            f"lower {field}.",
-            param=field,
-            sizes=_sizes(plan, limit),
-        )
+        return _lower_the_limit(plan, api, limit, reasons, "")
     if "context_window" in reasons:
         return BadRequestTooLong(
             f"This request is longer than the context window of every {local}backend that "
@@ -175,6 +166,29 @@ def named_as_sent(
     elif isinstance(error, ContextTooLong):
         error.param = PROMPT_FIELDS[api]
     return error
+
+
+def _lower_the_limit(
+    plan: Plan, api: Api, limit: tuple[str, int] | None, reasons: set[str], others: str
+) -> RouterError:
+    """The output refusal: a window holds the prompt, not the output room asked, so a lower
+    limit is served there, whatever the windows that hold not even the prompt. Told the
+    prompt was too long, Claude Code compacted or stopped where it could have lowered
+    `max_tokens` (found in review). `others`: what holds the other backends away. The
+    client's own field, as its API names it: a Responses client was told of `messages` and
+    `max_tokens`, which it never sent (found in re-review)."""
+    field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
+    private = "private" in reasons
+    local = "local " if private else ""
+    local_only = " (a private request may use the local tier only)" if private else ""
+    some = " (some hold not even the prompt)" if "context_window" in reasons else ""
+    return BadRequestTooLong(
+        f"This request's prompt and the output its {field} asks room for do not fit the "
+        f"context window of every {local}backend that could serve it{local_only}{some}"
+        f"{others}; lower {field}.",
+        param=field,
+        sizes=_sizes(plan, limit),
+    )
 
 
 def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:

@@ -147,6 +147,27 @@ def test_only_rate_limits_waits_keeping_the_backends_away_is_a_429() -> None:
     assert nothing_tried(p, "chat", None).status == 503
 
 
+def test_a_limit_a_window_holds_without_is_lowered_now_not_waited_for() -> None:
+    """One backend's window holds the prompt but not the `max_tokens` sent, the others wait
+    out a 429 or an open circuit: the client was told to wait 10 minutes, where lowering
+    `max_tokens` is served at once (found in review; Claude Code lowers it on the numbers).
+    Without a limit sent there is nothing to lower: the wait is told."""
+    limited = BackendState(rate_limited_for_s=600.0)
+    for away in (limited, OPEN):
+        states = {"local2": away, "cloud": away}
+        p = plan(MATH, Target("auto"), Demand(prompt_tokens=40, max_tokens=100), states, CFG)
+        assert {s.reason for s in p.skipped} == {"max_tokens_window", away_reason(away)}
+        error = nothing_tried(p, "messages", ("max_tokens", 100))
+        assert isinstance(error, BadRequestTooLong) and error.param == "max_tokens"
+        assert error.sizes is not None and error.sizes.limit == 64
+        assert "cloud: " in str(error) and "lower max_tokens" in str(error)
+        assert nothing_tried(p, "messages", None).status in (429, 503)
+
+
+def away_reason(state: BackendState) -> str:
+    return "rate_limited" if state.rate_limited_for_s else "circuit_open"
+
+
 @pytest.mark.parametrize(
     ("sent", "backend_says", "named"),
     [
