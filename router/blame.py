@@ -8,9 +8,10 @@ that is not `ok` alike.
 
 A backend's context-length refusal (`ContextTooLong`, `OutputTooLong`) that ends the request
 is the client's, as the router's own refusal of a prompt no window holds is
-(`BadRequestTooLong`): the client gets its 400 and shortens the request (Codex compacts its
-history on `context_length_exceeded`). Counted as the upstream's, a Codex session whose
-prompt outgrew the window paged SmfRequestsFailing (found in review).
+(`BadRequestTooLong`): the client gets its 400 and shortens the request (a Codex stream
+gets it in-band, `router.translate.responses_refusal`, and compacts its history on it).
+Counted as the upstream's, a Codex session whose prompt outgrew the window paged
+SmfRequestsFailing (found in review).
 """
 
 from __future__ import annotations

@@ -11,11 +11,13 @@ and plan, dispatch with fallback, decision headers, the record finished exactly 
 refused before the gateway took it (its body or model) has a record too
 (`router.api.refusal`), except one whose key was refused or that a web page sent: those are
 only counted. Errors leave in the API's envelope (OpenAI's; Anthropic's for
-Messages), with the record's `x-request-id`. A bug never reaches uvicorn as a traceback:
-it is logged and answered with a 500 envelope (or, once a stream has begun, with an
-in-band error event in the API's shape). Nor does the end of the shutdown drain: what
-still runs then is answered with a 503 the client may retry, or ends in-band. A client
-that hangs up stops its request's work (`router.api.hangup`).
+Messages), with the record's `x-request-id`; a streamed Responses request's context-length
+refusal or 429 leaves in-band, the form Codex acts on (`router.translate.responses_refusal`).
+A bug never reaches uvicorn as a traceback: it is logged and answered with a 500 envelope
+(or, once a stream has begun, with an in-band error event in the API's shape). Nor does
+the end of the shutdown drain: what still runs then is answered with a 503 the client may
+retry, or ends in-band. A client that hangs up stops its request's work
+(`router.api.hangup`).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from router.gateway import Gateway
 from router.record import Api
 from router.relay import Tally, error_event, relay
 from router.translate import events
+from router.translate.responses_refusal import refusal_stream, told_in_band
 
 log = logging.getLogger("smf_router")
 
@@ -181,8 +184,12 @@ async def _refused(gateway: Gateway, send: Send, arrival: Arrival, error: Router
 async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply) -> None:
     try:
         committed = await gateway.dispatch(call)
-    except RouterError as error:
-        await _send_error(send, call.api, error, decision_headers(call))
+    except RouterError as error:  # the record is finished: it keeps the error's status
+        if told_in_band(call.api, call.stream, error):
+            reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
+            await _send_stream(send, decision_headers(call), refusal_stream(error, call.body))
+        else:
+            await _send_error(send, call.api, error, decision_headers(call))
         return
     try:
         if call.stream:
@@ -322,6 +329,14 @@ async def _send_error(
     raw.append(_JSON)
     await send({"type": "http.response.start", "status": error.status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _send_stream(send: Send, headers: dict[str, str], events: bytes) -> None:
+    """A whole stream at once: a refusal told in-band (`router.translate.responses_refusal`)."""
+    raw = _raw({**headers, "cache-control": "no-cache"})
+    raw.append(_SSE)
+    await send({"type": "http.response.start", "status": 200, "headers": raw})
+    await send({"type": "http.response.body", "body": events})
 
 
 def _raw(headers: dict[str, str]) -> list[tuple[bytes, bytes]]:

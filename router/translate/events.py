@@ -131,22 +131,38 @@ def error_event(api: str, error: RouterError, tally: Watched) -> bytes:
             "error": {"type": _anthropic_kind(error), "message": anthropic_words(error)},
         }
         return named_event("error", payload)
-    code = _openai_code(error)
+    held = tally.translation.held_input if tally.translation else {}
+    code = _openai_code(error) or "server_error"
+    failed = Failure(code, error.message, tally.so_far.output(held))
+    return response_failed(tally.created, tally.response_id, tally.sequence + 1, failed)
+
+
+@dataclass(frozen=True, slots=True)
+class Failure:
+    """What a `response.failed` says: the error's `code` and `message`, and the output
+    streamed before it."""
+
+    code: str
+    message: str
+    output: list[dict[str, Any]] = field(default_factory=list)
+
+
+def response_failed(
+    created: dict[str, Any] | None, response_id: str, sequence: int, failure: Failure
+) -> bytes:
+    """The `response.failed` event: the Response `created` announced (`response_id`),
+    failed. Also the end of a refusal told in-band (`router.translate.responses_refusal`)."""
     response: dict[str, Any] = {
-        **(tally.created or {"object": "response"}),
-        "id": tally.response_id or "resp_router",
+        **(created or {"object": "response"}),
+        "id": response_id or "resp_router",
         "status": "failed",
-        "error": {"code": code or "server_error", "message": error.message},
+        "error": {"code": failure.code, "message": failure.message},
         "incomplete_details": None,
-        "output": tally.so_far.output(tally.translation.held_input if tally.translation else {}),
+        "output": failure.output,
         "usage": None,
     }
-    failed: dict[str, Any] = {
-        "type": "response.failed",
-        "sequence_number": tally.sequence + 1,
-        "response": response,
-    }
-    return named_event("response.failed", failed)
+    event = {"type": "response.failed", "sequence_number": sequence, "response": response}
+    return named_event("response.failed", event)
 
 
 ANTHROPIC_TYPES = frozenset(

@@ -1,0 +1,67 @@
+"""A refusal of a streamed Responses request told in-band, as OpenAI tells it (Codex reads it).
+
+Codex branches on a `response.failed` event's `error.code`, never on an HTTP error's body:
+`context_length_exceeded` marks its window full, so it compacts its history and asks again;
+`rate_limit_exceeded` is retried after the wait its message names ("try again in Ns", the
+pattern below), up to its `stream_max_retries`. The same refusal as an HTTP status ends the
+turn: any 400 is an invalid request, never retried nor compacted, and a 429 is "exceeded
+retry limit" at once (openai/codex `codex-api/src/api_bridge.rs` `map_api_error`,
+`codex-api/src/sse/responses.rs`). A conversation that outgrew a window was refused turn
+after turn, `/compact` too, and a wait out of a 429 ended the turn (found in review).
+
+So a context-length refusal (the router's own or the backend's before anything streamed) and
+a 429 go to a streamed Responses request as a stream of its own: `response.created`,
+`response.in_progress`, then `response.failed`, shaped as the failure that ends a broken
+stream (`events.error_event`). The record keeps the error's status, as a stream that failed
+after its start does. Other refusals, other APIs and whole replies keep their HTTP status:
+a 503 Codex retries already, and a chat or Messages client reads the status.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import time
+from typing import Any
+
+from router.attempt_errors import RateLimited
+from router.errors import RateLimitedBackends, RouterError
+from router.record import Api
+from router.translate.context_refusal import is_context_refusal
+from router.translate.events import Failure, response_failed
+from router.translate.responses_items import envelope, response_id
+from router.translate.wire import named_event
+
+# Codex's own pattern for the wait a rate limit names (`rate_limit_regex` in
+# codex-api/src/sse/responses.rs), read only when the code is `rate_limit_exceeded`.
+CODEX_WAIT = re.compile(r"(?i)try again in\s*(\d+(?:\.\d+)?)\s*(s|ms|seconds?)")
+
+
+def told_in_band(api: Api, stream: bool, error: RouterError) -> bool:
+    """Whether `error`, ending a request before anything was sent, goes out in-band."""
+    if api != "responses" or not stream:
+        return False
+    return is_context_refusal(error) or isinstance(error, RateLimited | RateLimitedBackends)
+
+
+def refusal_stream(error: RouterError, request: dict[str, Any]) -> bytes:
+    """The whole answer to `request` that `error` refused: the Response opened, then failed."""
+    rid = response_id(None)
+    opened = envelope(rid, request.get("model"), request, "in_progress", int(time.time()))
+    said = [
+        named_event(name, {"type": name, "sequence_number": number, "response": opened})
+        for number, name in enumerate(("response.created", "response.in_progress"))
+    ]
+    failed = response_failed(opened, rid, len(said), _failure(error))
+    return b"".join([*said, failed])
+
+
+def _failure(error: RouterError) -> Failure:
+    """The code Codex acts on, and a rate limit's wait in the words it reads."""
+    if is_context_refusal(error):
+        return Failure("context_length_exceeded", error.message)
+    message = error.message
+    if error.retry_after is not None and not CODEX_WAIT.search(message):
+        # whole seconds, as `Retry-After` says it; an upstream's own "try again in" stays
+        message = f"{message.rstrip('. ')}. Please try again in {math.ceil(error.retry_after)}s."
+    return Failure("rate_limit_exceeded", message)
