@@ -45,7 +45,12 @@ class Authenticator:
             if hmac.compare_digest(stored, digest):
                 found = caller
         if found is None:
-            raise Unauthorized("incorrect API key provided")
+            # a provider's key sent here by mistake (an agent's OPENAI_API_KEY) was told only
+            # "incorrect API key", which read as the provider's refusal (found in review)
+            raise Unauthorized(
+                "incorrect router API key provided: the router takes the keys of its own "
+                "auth.keys, not a provider's"
+            )
         return found
 
     def admin(self, headers: Mapping[str, str]) -> Caller:

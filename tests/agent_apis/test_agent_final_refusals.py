@@ -77,6 +77,15 @@ def test_a_refused_key_tells_the_sdk_not_to_retry(
     assert reply.headers.get("x-should-retry") == "false"
 
 
+@pytest.mark.parametrize("path", list(BODIES))
+def test_a_wrong_key_is_said_to_be_the_routers(guarded: RunningRouter, path: str) -> None:
+    """The words "incorrect API key provided" read as the provider's refusal, to a user whose
+    agent sent its OpenAI key to the router (found in review)."""
+    reply = sent(guarded, path, key=WRONG)
+    assert reply.status_code == 401, reply.text
+    assert "incorrect router API key" in reply.json()["error"]["message"]
+
+
 FINAL_CASES = [
     ("/v1/messages", 400, {"body": b"{not json"}),
     ("/v1/chat/completions", 400, {"body": {"model": "auto", "messages": "reverse a list"}}),
