@@ -1,16 +1,17 @@
 """What coding agents add to a request that is not the user's: texts in user turns (their
 built-in tools: `classifier.harness_tools`).
 
-Claude Code, Codex, Cline and Roo Code put their own texts in user turns (reminders,
-AGENTS.md, the editor's state, a slash command's echo, a background task's completion, a
-nag to use a tool), wrap the user's words in tags of theirs, and offer the same tools on
-every turn. The classifier reads the user's words and the request's own tools; these it
-leaves out (`classifier.request`, `classifier.rules`), and the router's view of other APIs
-asks the same of a turn (`router.translate.view`). The user's words inside Cline's and Roo
-Code's own texts (a reply in their tags, a task resumed after a tool ran) are found by
-`classifier.replies`, a message typed while Claude Code worked, in its texts, by
-`classifier.queued`, the messages of an agent team's sessions by `classifier.teammates`,
-and Claude Code's "Tool loaded." ending a turn by `classifier.boundary`.
+Claude Code, Codex, Cline, Roo Code, Goose and OpenHands put their own texts in user turns
+(reminders, AGENTS.md, the editor's state, a slash command's echo, a background task's
+completion, a nag to use a tool, the workspace), wrap the user's words in tags of theirs,
+and offer the same tools on every turn. The classifier reads the user's words and the
+request's own tools; these it leaves out (`classifier.request`, `classifier.rules`), and
+the router's view of other APIs asks the same of a turn (`router.translate.view`). The
+user's words inside Cline's and Roo Code's own texts (a reply in their tags, a task resumed
+after a tool ran) are found by `classifier.replies`, a message typed while Claude Code
+worked, in its texts, by `classifier.queued`, the messages of an agent team's sessions by
+`classifier.teammates`, Claude Code's "Tool loaded." ending a turn by `classifier.boundary`,
+and Aider's own messages, each a user message of its own, by `classifier.aider`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -118,6 +119,16 @@ HARNESS_BLOCKS = {
     "[ERROR] You did not use a tool in your previous response!": (
         "(This is an automated message, so do not respond to it conversationally.)"
     ),
+    # Goose: its note (the time, working directory, tokens used, todo list) in the user message
+    # before the last assistant message (`inject_moim`); its digits made an ask math 0.35
+    "<info-msg>": "</info-msg>",
+    # OpenHands: the workspace's context, a user message of its own after the first ask
+    # (`additional_info.j2`), and what a keyword recalls, another (`<EXTRA_INFO>`)
+    "<REPOSITORY_INFO>": "</REPOSITORY_INFO>",
+    "<REPOSITORY_INSTRUCTIONS>": "</REPOSITORY_INSTRUCTIONS>",
+    "<RUNTIME_INFORMATION>": "</RUNTIME_INFORMATION>",
+    "<CONVERSATION_INSTRUCTIONS>": "</CONVERSATION_INSTRUCTIONS>",
+    "<EXTRA_INFO>": "</EXTRA_INFO>",
 }
 # Tags an agent wraps the user's own words in: the tags are cut, their inside is read (a
 # tag's "</" reads as code: a question on a bike chain in Cline's `<task>` tags was reasoning

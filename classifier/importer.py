@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from classifier.request import clip
+from classifier.clip import clip
 
 Row = dict[str, str]
 

@@ -34,8 +34,10 @@ HOW = """\
    note that the user stopped a reply, the summary of a conversation compacted on its own
    and the "Tool loaded." ending a tool search's turn (Claude Code), `<user_instructions>` or
    `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
-   and the nag for a tool use (Cline, Roo Code), and the few others `classifier/harness.py`
-   names, at the start or end of a text are cut from it; a text an agent starts with a
+   and the nag for a tool use (Cline, Roo Code), `<info-msg>` (Goose), the workspace's
+   context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
+   `<EXTRA_INFO>`...), and the few others `classifier/harness.py` names, at the start or end
+   of a text are cut from it; a text an agent starts with a
    notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
    matched through its template's last sentence, after which words are read, also after a
    first turn's `<task>`), or a tool's
@@ -51,7 +53,10 @@ HOW = """\
    message with no words left (or only an image: a tool result's, which chat
    carries in a user message after the tool messages) is no ask, neither the latest (at
    most 64 such are passed over) nor the first; a tool result before it is still the last
-   message.
+   message. Nor is Aider's example conversation (to its "I switched to a new code base..."
+   and "Ok.", among the first 16 messages) the first ask, nor one of its fixed pairs (the
+   repository map, the read-only and the added files, or a note that none are, with Aider's
+   reply after it: `classifier/aider.py`).
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

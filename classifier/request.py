@@ -7,8 +7,10 @@ part count, bytes), so a 200k-token conversation costs about what a short one do
 Not every user message is an ask. Agents put their own texts in user turns
 (`classifier.harness`), and a tool result's image reaches chat as a user message after the
 tool messages: a user message with no words of the user's is passed over, for the latest
-and the first ask alike. Nor is every tool the request's own: an agent offers its built-in
-tools first, and they are read past the bound on tools (`scanned_tools`).
+and the first ask alike; nor are Aider's example conversation and fixed messages, which come
+before a session's first ask (`classifier.aider`). Nor is every tool the request's own: an
+agent offers its built-in tools first, and they are read past the bound on tools
+(`scanned_tools`).
 """
 
 from __future__ import annotations
@@ -17,18 +19,11 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
+from classifier import aider
+from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
 
-# The latest and first user messages are read to a head and a tail of so many bytes of UTF-8:
-# characters of English, a third as many of Chinese or Japanese. Counted in characters, a CJK
-# text (a token a character, where English has about four characters a token) was read to
-# four times the tokens, and a 1,500-character Chinese message took 0.48 ms CPU p50 to
-# classify on the build machine (0.33 ms read in bytes; English at the bound 0.21 ms,
-# docs/benchmarks.md). Tokenisers work on bytes too: per byte, scripts differ far less in
-# tokens than per character.
-HEAD_BYTES = 1500
-TAIL_BYTES = 500
 SYSTEM_CHARS = 300
 TOOL_CHARS = 600
 SCAN_MESSAGES = 64
@@ -49,53 +44,6 @@ SCAN_TOOLS_READ = 64
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
 
 
-def clip(text: str, head: int = HEAD_BYTES, tail: int = TAIL_BYTES) -> str:
-    """Keep a bounded head and tail, in bytes of UTF-8: the ask is usually at the start or
-    the end. ASCII text (most requests) is never encoded; text of up to head + tail
-    characters is encoded once, and cut from that encoding."""
-    if len(text) > head + tail:  # over the bound whatever the script: encode only the ends
-        return f"{_head(text, head)}\n…\n{_tail(text, tail)}"
-    if text.isascii():
-        return text
-    raw = text.encode(errors="surrogatepass")
-    if len(raw) <= head + tail:
-        return text
-    return f"{_head_of(raw, head)}\n…\n{_tail_of(raw, tail)}"
-
-
-def _head(text: str, size: int) -> str:
-    """The longest start of `text` within `size` bytes."""
-    part = text[:size]
-    return part if part.isascii() else _head_of(part.encode(errors="surrogatepass"), size)
-
-
-def _head_of(raw: bytes, size: int) -> str:
-    """The longest start of the UTF-8 text `raw` within `size` bytes, decoded."""
-    cut = min(size, len(raw))
-    while cut < len(raw) and _continues(raw[cut]):  # not inside a character
-        cut -= 1
-    return raw[:cut].decode(errors="surrogatepass")
-
-
-def _tail(text: str, size: int) -> str:
-    """The longest end of `text` within `size` bytes."""
-    part = text[-size:]
-    return part if part.isascii() else _tail_of(part.encode(errors="surrogatepass"), size)
-
-
-def _tail_of(raw: bytes, size: int) -> str:
-    """The longest end of the UTF-8 text `raw` within `size` bytes, decoded."""
-    start = max(0, len(raw) - size)
-    while start < len(raw) and _continues(raw[start]):
-        start += 1
-    return raw[start:].decode(errors="surrogatepass")
-
-
-def _continues(byte: int) -> bool:
-    """A UTF-8 continuation byte: the middle of a character."""
-    return byte & 0xC0 == 0x80
-
-
 class RequestView(NamedTuple):
     """The parts of a request that carry its intent, already clipped. (A named tuple rather
     than a frozen dataclass: one is built per request, and that made `view()` a quarter
@@ -109,22 +57,37 @@ class RequestView(NamedTuple):
     tool_forced: bool = False
     tools_disabled: bool = False
     after_tool_result: bool = False
+    # Whether a coding agent's own text or tools were recognised and left out of what is
+    # read: an agent's text cut from the latest or first ask (`classifier.harness`), a user
+    # message of an agent's text alone passed over, Aider's examples or fixed messages passed
+    # over (`classifier.aider`), or an agent's built-in tools offered (`HARNESS_SEEN` of
+    # `HARNESS_TOOLS`). Not a feature of the model's: a sign that the request is an agent's.
+    harness_cut: bool = False
 
 
 def content_text(content: object) -> str:
     """Text of a message's content: a string, or the text parts of a part array (images
     skipped), joined by line breaks, each without its harness blocks (`own_words`);
     clipped alike, so parts read as their joined string."""
+    return _read(content)[0]
+
+
+def _read(content: object) -> tuple[str, bool]:
+    """`content_text(content)`, and whether an agent's text was cut from it (`own_words`
+    gives a text with nothing of an agent's back as it is)."""
     if isinstance(content, str):
-        return clip(own_words(content))
-    texts = _texts(content)
-    size = sum(map(len, texts)) + len(texts) - 1
+        words = own_words(content)
+        return clip(words), words != content
+    texts = _part_texts(content)
+    kept = turn_words(texts)
+    cut = kept != [text for text in texts if text]
+    size = sum(map(len, kept)) + len(kept) - 1
     if size <= HEAD_BYTES + TAIL_BYTES:
-        return clip("\n".join(texts))
+        return clip("\n".join(kept)), cut
     # `clip` of the joined text, without joining whole parts: each part's ends suffice
-    head = "\n".join(t[:HEAD_BYTES] for t in texts)[:HEAD_BYTES]
-    tail = "\n".join(t[-TAIL_BYTES:] for t in texts)[-TAIL_BYTES:]
-    return f"{_head(head, HEAD_BYTES)}\n…\n{_tail(tail, TAIL_BYTES)}"
+    first = "\n".join(t[:HEAD_BYTES] for t in kept)[:HEAD_BYTES]
+    last = "\n".join(t[-TAIL_BYTES:] for t in kept)[-TAIL_BYTES:]
+    return f"{clip_head(first, HEAD_BYTES)}\n…\n{clip_tail(last, TAIL_BYTES)}", cut
 
 
 def _texts(content: object) -> list[str]:
@@ -171,34 +134,79 @@ def _role(message: object) -> str:
     return ""
 
 
-def _user_messages(messages: list[Any]) -> tuple[object, object, bool]:
+class _Asks(NamedTuple):
+    """What `_user_messages` finds."""
+
+    first: object  # the first user message that asks, or None
+    latest: object  # the latest one, or None
+    after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
+    harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
+
+
+def _user_messages(messages: list[Any]) -> _Asks:
     """The first and the latest user message that asks (`_asks`), scanning a bounded number
     from each end, and whether a tool result is the last message (user messages that ask
     nothing after it aside: a reminder or an image beside a tool result follows it as one).
-    The first sits near the start; the latest may be far back behind a tool loop, so only
-    each message's role is read on the way (`islice`: no copy of the list), and a user
-    message's content only for the first `SCAN_MESSAGES` that ask nothing."""
+    The first sits near the start (`first_ask`); the latest may be far back behind a tool
+    loop, so only each message's role is read on the way (`islice`: no copy of the list),
+    and a user message's content only for the first `SCAN_MESSAGES` that ask nothing."""
     latest: object = None
     after_tool: bool | None = None
     passed = 0
+    harness = False
     for message in islice(reversed(messages), SCAN_ROLES):
         if isinstance(message, dict) and message.get("role") == "user":
             if _asks(message):
                 latest = message
                 break
+            harness = harness or _has_text(message)
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
         elif after_tool is None:
             after_tool = _role(message) in ("tool", "function")
-    first = next(
-        (m for m in messages[:SCAN_MESSAGES] if _role(m) == "user" and (m is latest or _asks(m))),
-        None,
-    )
-    return first, latest, bool(after_tool)
+    first, passed_over = _first(messages, latest)
+    return _Asks(first, latest, bool(after_tool), harness or passed_over)
 
 
-def _tool_names(tools: list[Any]) -> str:
+def first_ask(messages: list[Any]) -> object:
+    """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
+    past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
+    or None: the message the classifier reads as the first, which keys a conversation too
+    (`router.request.conversation_key`)."""
+    return _first(messages, None)[0]
+
+
+def _first(messages: list[Any], latest: object) -> tuple[object, bool]:
+    """`first_ask`, known to be no later than `latest` when that is given (an ask already),
+    and whether an agent's text alone or Aider's messages were passed over on the way."""
+    start = aider.examples_end(messages)
+    harness = start > 0
+    for index in range(start, min(len(messages), SCAN_MESSAGES)):
+        message = messages[index]
+        if _role(message) != "user":
+            continue
+        if message is latest:
+            return message, harness
+        if aider.is_pair(messages, index):
+            harness = True
+        elif _asks(message):
+            return message, harness
+        else:
+            harness = harness or _has_text(message)
+    return None, harness
+
+
+def _has_text(message: object) -> bool:
+    """Whether a message holds text other than white space: one that asks nothing (`_asks`)
+    is then an agent's text alone, not an image or an empty message."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return not content.isspace() and bool(content)
+    return any(text and not text.isspace() for text in _part_texts(content))
+
+
+def _tool_names(tools: list[Any]) -> tuple[str, bool]:
     """The names of the offered tools a request can name, space-separated, to `TOOL_CHARS`:
     what it must name to ask for them (`rules.asks_for_tools`). Not their descriptions: an
     agent's tools are described in everyday words (Claude Code's Bash "executes a given bash
@@ -206,7 +214,8 @@ def _tool_names(tools: list[Any]) -> str:
     made "Make the export command write a CSV file" tool_calling (found in review). Nor an
     agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
     tools read say the tools are an agent's harness. The tools read are `scanned_tools`',
-    with the names it looked up (`_scanned`): each is looked up once."""
+    with the names it looked up (`_scanned`): each is looked up once. Also whether they are
+    an agent's harness."""
     names: list[str] = []
     harness = 0
     for _, name in _scanned(tools):
@@ -219,7 +228,7 @@ def _tool_names(tools: list[Any]) -> str:
             names.append(name[:200])
     if harness >= HARNESS_SEEN:
         names = [name for name in names if name not in HARNESS_TOOLS]
-    return " ".join(names)[:TOOL_CHARS]
+    return " ".join(names)[:TOOL_CHARS], harness >= HARNESS_SEEN
 
 
 def scanned_tools(tools: list[Any]) -> Iterator[Any]:
@@ -277,11 +286,13 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    first_msg, latest_msg, after_tool = _user_messages(messages)
-    latest = content_text(latest_msg.get("content")) if isinstance(latest_msg, dict) else ""
-    first = ""  # the first user message, unless it is the latest (not clipped again)
-    if first_msg is not latest_msg and isinstance(first_msg, dict):
-        first = content_text(first_msg.get("content"))
+    asks = _user_messages(messages)
+    latest, latest_cut = "", False
+    if isinstance(asks.latest, dict):
+        latest, latest_cut = _read(asks.latest.get("content"))
+    first, first_cut = "", False  # the first user message, unless it is the latest
+    if asks.first is not asks.latest and isinstance(asks.first, dict):
+        first, first_cut = _read(asks.first.get("content"))
     system = body.get("system") if isinstance(body.get("system"), str) else ""
     if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
         system = content_text(messages[0].get("content"))
@@ -290,15 +301,17 @@ def view(body: object) -> RequestView:
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = _legacy_tools(body, tools, tool_choice)
+    tool_names, harness_tools = _tool_names(tools)
     return RequestView(
         latest=latest,
         first=first,
         system=str(system)[:SYSTEM_CHARS],
-        tool_names=_tool_names(tools),
+        tool_names=tool_names,
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=bool(tools) and _forced(tool_choice),
         tools_disabled=tool_choice == "none",
-        after_tool_result=after_tool,
+        after_tool_result=asks.after_tool,
+        harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
     )
 
 
@@ -309,9 +322,9 @@ def cut_short(body: object) -> tuple[bool, bool]:
     whole texts, which a request's classification must not."""
     if not isinstance(body, dict):
         return False, False
-    first_msg, latest_msg, _ = _user_messages(_messages(body))
-    first = first_msg if first_msg is not latest_msg else None
-    return _cut(latest_msg), _cut(first)
+    asks = _user_messages(_messages(body))
+    first = asks.first if asks.first is not asks.latest else None
+    return _cut(asks.latest), _cut(first)
 
 
 def _cut(message: object) -> bool:

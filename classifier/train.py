@@ -19,12 +19,12 @@ from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
 from threadpoolctl import threadpool_limits
 
+from classifier.clip import clip
 from classifier.constraint import ConstraintDetector, sentence_tokens, sentences
 from classifier.corpus import ANSWER_DIRECTIVE, ANSWER_KINDS, Example, Sentence
 from classifier.features import text_features, token_entry
 from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
-from classifier.request import clip
 
 Featurizer = Callable[[str], dict[str, float]]
 
@@ -172,7 +172,7 @@ def fit(
     config = config or TrainConfig()
     embedding = embedding or Embedding()
     detector = detector or ConstraintDetector()
-    # read as a request's text is read (`classifier.request.clip`): the stored rows were
+    # read as a request's text is read (`classifier.clip.clip`): the stored rows were
     # clipped in characters, and the classifier now reads CJK text to fewer of them
     texts = [clip(r.text) for r in rows]
     feats = [{**featurize(t), **detector.features(t)} for t in texts]

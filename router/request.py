@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from classifier.request import first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
@@ -268,7 +269,13 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
     `user` names an end user, the same on every chat of theirs: it only tells apart one
     opening sent by two users, mixed with the system prompt and first user message. Taken as
     the key alone, one math chat pinned all that user's later chats, of any intent, to the
-    cloud for the sliding TTL."""
+    cloud for the sliding TTL.
+
+    The first user message is the one the classifier reads as the first ask
+    (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
+    are the same in every session of the agent's, and Aider's example conversation made all
+    of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
+    (found in review)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -277,16 +284,20 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
         return digest.hexdigest()
     user = body.get("user")
     _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
-    seen_user = False
-    for message in body.get("messages") or ():
+    messages = body.get("messages")
+    messages = messages if isinstance(messages, list) else []
+    first: object = None
+    for message in messages:  # the system prompt: what comes before the first user message
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role in ("system", "developer") or (role == "user" and not seen_user):
+        if role in ("system", "developer"):
             _hash_part(digest, str(message.get("content"))[:2048])
-            seen_user = seen_user or role == "user"
-        if seen_user:
+        elif role == "user":
+            first = first_ask(messages) or message
             break
+    if isinstance(first, dict):
+        _hash_part(digest, str(first.get("content"))[:2048])
     return digest.hexdigest()
 
 

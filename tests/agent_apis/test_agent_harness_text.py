@@ -1,5 +1,6 @@
 """What an agent adds to a user turn is not the user's ask: Claude Code's reminders, Codex's
-AGENTS.md and environment, Cline's editor state. Served through the router as the agents
+AGENTS.md and environment, Cline's editor state, Goose's note, OpenHands' workspace context,
+Aider's example conversation and fixed messages. Served through the router as the agents
 send them, a request is classified as the same conversation without those texts is (found
 in review: a reminder beside a tool result made a coding task tool_calling 0.90, and Codex's
 AGENTS.md, read as the first message, made a sonnet coding 0.82). Nor are an agent's own
@@ -21,15 +22,22 @@ from tests.agent_shapes import (
     CLINE_ENVIRONMENT,
     ENVIRONMENT,
     GITHUB_MCP_TOOLS,
+    GOOSE_NOTE,
     LOCAL_CAVEAT,
     LOCAL_STDOUT,
     QUEUED_OLDER,
+    RECALLED,
     RESUMPTION,
     SHELL_NOTIFICATION,
     TODO_REMINDER,
+    WORKSPACE,
+    aider_body,
     claude_code_body,
     cline_task,
     codex_body,
+    goose_body,
+    openhands_body,
+    openhands_user,
     queued,
     slash_command,
     user_item,
@@ -216,3 +224,54 @@ def test_clines_mentions_and_a_resumed_tool_result_are_not_the_ask(proxy: Runnin
         plan = explained(proxy, "messages", body)
         assert plan["intent"] == plain["intent"]
         assert plan["classifier"]["read"]["latest_chars"] == len(named)
+
+
+def served_as_plain(proxy: RunningRouter, body: dict[str, Any], plain: dict[str, Any]) -> None:
+    """Served over chat, `body` is classified and read as the chat `plain` is."""
+    expected = explained(proxy, "chat", plain)
+    served = openai_client(proxy).chat.completions.with_raw_response.create(**body)
+    assert served.headers["x-smf-intent"] == expected["intent"]["label"]
+    plan = explained(proxy, "chat", body)
+    assert plan["intent"] == expected["intent"]
+    assert plan["classifier"]["read"] == expected["classifier"]["read"]
+
+
+def test_gooses_note_is_not_the_ask(proxy: RunningRouter) -> None:
+    """Goose puts its note (the time, working directory, tokens used, todo list) in the user
+    message before the last assistant message: before a first ask, its digits made "add a
+    --verbose flag to cli.py" math 0.35, for the cloud (found in review)."""
+    ask = "add a --verbose flag to cli.py"
+    plain = goose_body([{"role": "user", "content": ask}])
+    served_as_plain(proxy, goose_body([{"role": "user", "content": GOOSE_NOTE + ask}]), plain)
+    assert explained(proxy, "chat", plain)["classifier"]["read"]["latest_chars"] == len(ask)
+
+
+def test_openhands_workspace_context_and_recalled_knowledge_are_not_the_ask(
+    proxy: RunningRouter,
+) -> None:
+    """OpenHands sends the workspace's context as a user message after the first ask, and
+    what a keyword recalls after the ask that named it: each was read as the latest ask."""
+    done = {"role": "assistant", "content": "Done."}
+    fail = "now the tests fail:\n\nE   NameError: name 'logging' is not defined"
+    ask, later = openhands_user(ASK), openhands_user(fail)
+    served_as_plain(proxy, openhands_body([ask, openhands_user(WORKSPACE)]), openhands_body([ask]))
+    served_as_plain(
+        proxy,
+        openhands_body([ask, openhands_user(WORKSPACE), done, later, openhands_user(RECALLED)]),
+        openhands_body([ask, done, later]),
+    )
+
+
+@pytest.mark.parametrize("mode", ["whole", "diff", "ask"])
+def test_aiders_examples_and_fixed_messages_are_not_the_first_ask(
+    proxy: RunningRouter, mode: str
+) -> None:
+    """Aider opens every request with its edit format's example conversation and pairs of
+    its own (the repository map, the files added): the first was read as the first ask, the
+    repository map in `/ask` mode. The first ask is the session's own, or none but the
+    latest on a session's first turn."""
+    verbose = "add a --verbose flag to app/cli.py"
+    later = explained(proxy, "chat", aider_body(verbose, "ok, do that", mode))
+    assert later["classifier"]["read"]["first_chars"] == len(verbose)
+    first_turn = explained(proxy, "chat", aider_body(verbose, None, mode))
+    assert first_turn["classifier"]["read"]["first_chars"] == 0

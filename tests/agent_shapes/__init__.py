@@ -1,7 +1,7 @@
-"""What Claude Code, Codex, Cline and Roo Code send: their tools, the harness texts they put
-in user turns, and their turns' shapes, for the tests of what the classifier reads of agent
-traffic. One module an agent (`claude_code`, `codex`, `cline`, which holds Roo Code's too);
-every name is importable from here.
+"""What Claude Code, Codex, Cline, Roo Code, Aider, Goose and OpenHands send: their tools, the
+harness texts they put in user turns, and their turns' shapes, for the tests of what the
+classifier reads of agent traffic. One module an agent (`claude_code`, `codex`, `cline`, which
+holds Roo Code's too, `aider`, `goose`, `openhands`); every name is importable from here.
 
 The tool names are the agents' own; each description is the opening of the agent's, or
 close to it: everyday words ("command", "file", "list", "returns") that the classifier
@@ -11,6 +11,7 @@ wrappers, as the agents send them.
 
 from __future__ import annotations
 
+from tests.agent_shapes.aider import aider_body
 from tests.agent_shapes.claude_code import (
     AGENT_NOTIFICATION,
     CLAUDE_CODE_SYSTEM,
@@ -57,6 +58,8 @@ from tests.agent_shapes.codex import (
     codex_body,
     user_item,
 )
+from tests.agent_shapes.goose import GOOSE_NOTE, goose_body
+from tests.agent_shapes.openhands import RECALLED, WORKSPACE, openhands_body, openhands_user
 
 __all__ = [
     "AGENTS_MD",
@@ -72,6 +75,7 @@ __all__ = [
     "DATE_CHANGED",
     "ENVIRONMENT",
     "GITHUB_MCP_TOOLS",
+    "GOOSE_NOTE",
     "LOCAL_CAVEAT",
     "LOCAL_STDOUT",
     "OLD_CAVEAT",
@@ -83,16 +87,22 @@ __all__ = [
     "PROMPT_HOOK",
     "QUEUED_NEWER",
     "QUEUED_OLDER",
+    "RECALLED",
     "RESUMPTION",
     "SHELL_NOTIFICATION",
     "TODO_REMINDER",
     "TOOL_LOADED",
     "TOOL_REFERENCE",
+    "WORKSPACE",
+    "aider_body",
     "claude_code_body",
     "cline_answer",
     "cline_feedback",
     "cline_task",
     "codex_body",
+    "goose_body",
+    "openhands_body",
+    "openhands_user",
     "queued",
     "resumed_with",
     "roo_approved",

@@ -9,10 +9,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import openai
 import pytest
 
 from router.config import hash_key
+from tests.agent_shapes.aider import aider_body
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
 
@@ -80,3 +82,29 @@ def test_one_session_id_from_two_callers_is_two_conversations(
     assert served_by(proxy, ALICE, opening("a", MATH), **session) == "cloud"
     assert served_by(proxy, BOB, opening("b", CODE), **session) == "local"
     assert served_by(proxy, ALICE, opening("c", CODE), **session) == "cloud"  # alice's sticks
+
+
+def explained_backend(proxy: tuple[RunningRouter, Collect], key: str, body: dict[str, Any]) -> Any:
+    """The backend `POST /v1/router/explain` puts first for `body`, and why."""
+    running, _ = proxy
+    headers = {"authorization": f"Bearer {key}"}
+    reply = httpx.post(f"{running.root}/v1/router/explain", json=body, headers=headers, timeout=30)
+    first = reply.raise_for_status().json()["backends"][0]
+    return first["backend"], first["reason"]
+
+
+def test_one_aider_sessions_cloud_turn_does_not_pin_the_others(
+    proxy: tuple[RunningRouter, Collect],
+) -> None:
+    """Every Aider session of one edit format opens with the same example conversation, and
+    was keyed by it: a writing turn in one pinned all of a user's Aider sessions to the cloud
+    (found in review). A session is keyed by its own first ask."""
+    fail = "now the tests fail:\n\nE   NameError: name 'logging' is not defined\n\napp/cli.py:17"
+    verbose, rename = "add a --verbose flag to app/cli.py", "rename sync_dir to mirror_dir"
+    pull_request = aider_body(verbose, "draft a PR description for these changes")
+    assert served_by(proxy, ALICE, pull_request["messages"]) == "cloud"  # writing
+    own_turn, other = aider_body(verbose, fail), aider_body(rename, fail)
+    assert explained_backend(proxy, ALICE, own_turn) == ("cloud", "sticky")  # its own sticks
+    assert explained_backend(proxy, ALICE, other)[0] == "local"
+    assert served_by(proxy, ALICE, other["messages"]) == "local"  # another session: coding
+    assert served_by(proxy, ALICE, own_turn["messages"]) == "cloud"
