@@ -20,7 +20,7 @@ from classifier.features import features
 from classifier.intent import INTENTS, UNREAD, Intent
 from classifier.model import IntentModel, softmax
 from classifier.request import RequestView, cut_short, view
-from classifier.rules import TOOLS_PRIOR, rule_intent
+from classifier.rules import TOOLS_PRIOR, rule_intent, session_intent
 
 _TOOL = INTENTS.index("tool_calling")
 # A body with nothing the model can read: no text, no word it knows, or a shape it could
@@ -131,6 +131,9 @@ def _decide(
         p, idx = named
     if m.lexical.isdisjoint(idx):  # only shape cues: "?" or "asdf" is no evidence of any
         return UNKNOWN  # intent, however sure the normalised lone cue made the model
+    session = session_intent(v, p)  # a coding agent's session: coding, unless clearly not
+    if session:
+        return session[0]
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
 
@@ -214,6 +217,8 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     feats = request_features(m, v, verdict)
     p, idx, vals, names = probabilities(m, v, feats)
     intent = _decide(m, v, (p, idx))
+    if not ruled and intent.source == "rule":  # decided after the model read it
+        ruled = session_intent(v, p)
     order = sorted(range(len(p)), key=lambda i: -p[i])
     latest_cut, first_cut = cut_short(body)
     shown = {

@@ -34,7 +34,31 @@ _CODEX_TOOLS = (
     "read_mcp_resource request_user_input spawn_agent send_input resume_agent wait_agent "
     "close_agent send_message followup_task list_agents interrupt_agent"
 )
-HARNESS_TOOLS = frozenset(_CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split())
+# The other agents' that the router serves or that reach it in the same shape, their names
+# that are no plain English word ("read", "write", "list", "task", "edit" an app of any kind
+# may name its own tools so, and three of them would make it an agent's session:
+# `classifier.rules.agent_session`): opencode's (sst/opencode packages/opencode/src/tool),
+# Continue's agent mode (core/tools/builtIn.ts), Goose's developer extension
+# (`<extension>__<tool>`), OpenHands' CodeAct tools and Cursor's (with Codex's read_file and
+# list_dir above). Not the MCP filesystem server's `write_file` or `edit_file`: offered
+# beside its `read_file`, three would make a file app an agent's harness, and `read_file`
+# unnamable (found in review of the first version, below).
+_OTHER_AGENTS_TOOLS = (
+    "bash glob grep todowrite todoread webfetch websearch "
+    "builtin_read_file builtin_edit_existing_file builtin_create_new_file "
+    "builtin_run_terminal_command builtin_grep_search builtin_file_glob_search "
+    "builtin_view_diff builtin_read_currently_open_file builtin_ls builtin_search_web "
+    "builtin_create_rule_block builtin_view_subdirectory builtin_view_repo_map "
+    "builtin_exact_search builtin_fetch_url_content builtin_search_and_replace_in_file "
+    "builtin_single_find_and_replace builtin_multi_edit builtin_read_file_range "
+    "developer__shell developer__text_editor developer__analyze developer__screen_capture "
+    "developer__image_processor developer__list_windows "
+    "execute_bash str_replace_editor execute_ipython_cell task_tracker "
+    "run_terminal_cmd codebase_search grep_search file_search"
+)
+HARNESS_TOOLS = frozenset(
+    _CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split() + _OTHER_AGENTS_TOOLS.split()
+)
 # How many of them make a request's tools an agent's harness. Some are common names of
 # their own (`read_file` of the MCP filesystem server, as Cline or the Agents SDK offer it
 # unprefixed; a chat app's `send_message`; `view_image`, `WebFetch`): offered alone or by

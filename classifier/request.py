@@ -57,6 +57,9 @@ class RequestView(NamedTuple):
     tool_forced: bool = False
     tools_disabled: bool = False
     after_tool_result: bool = False
+    # Three or more of an agent's built-in tools offered (`HARNESS_SEEN`): said apart from
+    # `harness_cut` (which counts them too) for `classifier.rules.agent_session`'s reason.
+    agent_tools: bool = False
     # Whether a coding agent's own text or tools were recognised and left out of what is
     # read: an agent's text cut from the latest or first ask (`classifier.harness`), a user
     # message of an agent's text alone passed over, Aider's examples or fixed messages passed
@@ -226,7 +229,8 @@ def _tool_names(tools: list[Any]) -> tuple[str, bool]:
             names.append(name)
         else:
             names.append(name[:200])
-    if harness >= HARNESS_SEEN:
+    agent = harness >= HARNESS_SEEN
+    if agent:
         names = [name for name in names if name not in HARNESS_TOOLS]
     return " ".join(names)[:TOOL_CHARS], harness >= HARNESS_SEEN
 
@@ -311,6 +315,7 @@ def view(body: object) -> RequestView:
         tool_forced=bool(tools) and _forced(tool_choice),
         tools_disabled=tool_choice == "none",
         after_tool_result=asks.after_tool,
+        agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
     )
 

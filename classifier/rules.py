@@ -1,10 +1,12 @@
-"""Deterministic signals that beat the model: tool use forced or clearly asked for.
+"""Deterministic signals that beat the model: tool use forced or clearly asked for, and a
+coding agent's session, where only an ask the model clearly reads as other work is not coding.
 
 `tool_choice` forcing a call means a tool call whatever the text says. Tools offered with a
 request that names one (two words of its name, in order) or asks to look up, search, book,
 send… is tool use too. Tools merely present are only a weak prior: coding agents send their
 tool schemas on every turn, their descriptions are never compared, and their built-in tools
-(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named.
+(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
+in a user turn, say the request comes from a coding agent's session (`session_intent`).
 """
 
 from __future__ import annotations
@@ -15,12 +17,18 @@ from functools import lru_cache
 from itertools import pairwise
 
 from classifier.features import tokens
-from classifier.intent import Intent
+from classifier.intent import INTENTS, Intent
 from classifier.request import RequestView
 
 FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
+# In a coding agent's session, the model's probability of work other than coding
+# (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
+# work that the floor stands for (`session_intent`)
+AGENT_FLOOR = 0.95
+_CODING_WORK = frozenset(INTENTS.index(i) for i in ("coding", "tool_calling", "instruction"))
+_OTHER_WORK = tuple(i for i in range(len(INTENTS)) if i not in _CODING_WORK)
 _ASK_PHRASES = (
     "use the tool", "use your tool", "use the function", "call the", "using the tool",
     "use the api", "look up", "look it up", "search for", "search the", "check the weather",
@@ -87,3 +95,48 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
         if why:
             return Intent("tool_calling", ASKED_CONFIDENCE, "rule"), f"tools offered and {why}"
     return None
+
+
+def agent_session(v: RequestView) -> str | None:
+    """Why `v` comes from a coding agent's session, or None: three or more of an agent's
+    built-in tools offered (`classifier.harness_tools.HARNESS_SEEN`), or an agent's text cut
+    from the latest or the first ask (`classifier.harness`). Not a tool result alone: any
+    app that calls tools ends a turn with one, a weather bot's or a mail client's."""
+    if v.agent_tools:
+        return "an agent's built-in tools offered"
+    if v.harness_cut:
+        return "an agent's text in a user turn"
+    return None
+
+
+def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
+    """Coding, and the rule that decided it, when `v` comes from a coding agent's session
+    (`agent_session`) and the model's probabilities `p` read its ask as other work than
+    coding (math, reasoning, prose, writing first) but not clearly: their sum is below
+    `AGENT_FLOOR`. None otherwise: the model's reading stands.
+
+    An agent's session is coding work unless the ask clearly is not: "write unit tests for
+    build_parser" was writing 0.57, "why does main() return 0 even when the upload fails?"
+    reasoning 0.71, "explain what sync_dir does" reasoning 0.88, each on the cloud (found in
+    review: 10 to 13 of 34 typical asks in opencode, Continue, Goose and Claude Code). The
+    model never trained on an agent's short asks; "write a haiku about autumn leaves" (prose
+    1.00), an integral (math 0.99) stay what they are. The sum of the other work, not its
+    first intent alone: an ask read as 0.5 writing and 0.45 reasoning is clearly not coding.
+
+    The confidence is the model's probability of coding work (coding, tool_calling,
+    instruction) with the odds the floor stands for applied, `AGENT_FLOOR / (1 -
+    AGENT_FLOOR)` to 1: above 0.5 whenever the rule decides, near it when the model's other
+    reading came near the floor, so `classifier.min_confidence` sends no ask this rule
+    decides to the default route but where it is set above 0.5."""
+    why = agent_session(v)
+    if why is None:
+        return None
+    best = max(range(len(p)), key=p.__getitem__)
+    if best in _CODING_WORK:
+        return None
+    other = sum(p[i] for i in _OTHER_WORK)
+    if other >= AGENT_FLOOR:
+        return None
+    work = sum(p[i] for i in _CODING_WORK) * AGENT_FLOOR / (1 - AGENT_FLOOR)
+    rule = f"agent_session: {why}, and other work than coding read {other:.3f} < {AGENT_FLOOR}"
+    return Intent("coding", round(work / (work + other), 4), "rule"), rule

@@ -179,7 +179,8 @@ def test_a_message_typed_while_claude_code_works_is_the_ask(proxy: RunningRouter
     result: older versions in a reminder beside it, cut whole as the agent's (the coding ask
     stayed the latest, coding 0.93), newer ones as a system turn of its own, read with its
     header and footer (prose 0.54). Served, each is classified as the same conversation with
-    the message sent beside the result is (prose 0.81)."""
+    the message sent beside the result is (prose 0.81). The label is now the agent_session
+    rule's; the model's reading is checked."""
 
     def after_result(extra: str, system: bool = False) -> dict[str, Any]:
         turns = claude_code_loop(reminders=True)
@@ -191,15 +192,17 @@ def test_a_message_typed_while_claude_code_works_is_the_ask(proxy: RunningRouter
         return claude_code_body(turns)
 
     plain = explained(proxy, "messages", after_result(SONNET))
-    assert plain["intent"]["label"] == "prose"
+    assert plain["classifier"]["model_intent"] == "prose"
     for body in (
         after_result(queued(SONNET, QUEUED_OLDER, reminder=True)),
         after_result(queued(SONNET), system=True),
     ):
         served = anthropic_client(proxy).messages.with_raw_response.create(**body)
-        assert served.headers["x-smf-intent"] == "prose"
+        assert served.headers["x-smf-intent"] == plain["intent"]["label"]
         plan = explained(proxy, "messages", body)
         assert plan["intent"] == plain["intent"]
+        assert plan["classifier"]["model_intent"] == "prose"
+        assert plan["classifier"]["top_intents"] == plain["classifier"]["top_intents"]
         assert plan["classifier"]["read"] == plain["classifier"]["read"]
 
 

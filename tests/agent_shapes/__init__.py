@@ -1,7 +1,8 @@
-"""What Claude Code, Codex, Cline, Roo Code, Aider, Goose and OpenHands send: their tools, the
-harness texts they put in user turns, and their turns' shapes, for the tests of what the
-classifier reads of agent traffic. One module an agent (`claude_code`, `codex`, `cline`, which
-holds Roo Code's too, `aider`, `goose`, `openhands`); every name is importable from here.
+"""What Claude Code, Codex, Cline, Roo Code, Aider, Goose, OpenHands, opencode and Continue
+send: their tools, the harness texts they put in user turns, and their turns' shapes, for
+the tests of what the classifier reads of agent traffic. One module an agent
+(`claude_code`, `codex`, `cline`, which holds Roo Code's too, `aider`, `goose`,
+`openhands`, `opencode`, `continue_dev`); every name is importable from here.
 
 The tool names are the agents' own; each description is the opening of the agent's, or
 close to it: everyday words ("command", "file", "list", "returns") that the classifier
@@ -58,7 +59,18 @@ from tests.agent_shapes.codex import (
     codex_body,
     user_item,
 )
+from tests.agent_shapes.continue_dev import (
+    CONTINUE_AGENT_SYSTEM,
+    CONTINUE_TOOLS,
+    continue_agent_body,
+)
 from tests.agent_shapes.goose import GOOSE_NOTE, goose_body
+from tests.agent_shapes.opencode import (
+    OPENCODE_ENVIRONMENT,
+    OPENCODE_SYSTEM,
+    OPENCODE_TOOLS,
+    opencode_body,
+)
 from tests.agent_shapes.openhands import RECALLED, WORKSPACE, openhands_body, openhands_user
 
 __all__ = [
@@ -72,6 +84,8 @@ __all__ = [
     "CLINE_NO_TOOL",
     "CODEX_INSTRUCTIONS",
     "CODEX_TOOLS",
+    "CONTINUE_AGENT_SYSTEM",
+    "CONTINUE_TOOLS",
     "DATE_CHANGED",
     "ENVIRONMENT",
     "GITHUB_MCP_TOOLS",
@@ -79,6 +93,9 @@ __all__ = [
     "LOCAL_CAVEAT",
     "LOCAL_STDOUT",
     "OLD_CAVEAT",
+    "OPENCODE_ENVIRONMENT",
+    "OPENCODE_SYSTEM",
+    "OPENCODE_TOOLS",
     "PEER",
     "PEER_AFTER",
     "PEER_MID_TURN",
@@ -100,7 +117,9 @@ __all__ = [
     "cline_feedback",
     "cline_task",
     "codex_body",
+    "continue_agent_body",
     "goose_body",
+    "opencode_body",
     "openhands_body",
     "openhands_user",
     "queued",

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.harness import has_words, own_words, turn_words
 from classifier.request import view
 from router.translate.view import chat_view
@@ -50,12 +50,13 @@ def searched(*texts: str) -> dict[str, Any]:
 )
 def test_tool_loaded_after_a_tool_search_is_no_ask(texts: list[str]) -> None:
     """It was the latest ask, tool_calling 0.59; the question before it is again, reasoning
-    0.82, as without it (alone, or after a reminder: a part of its own, or joined)."""
+    0.82, as without it (alone, or after a reminder: a part of its own, or joined). The label
+    is now the agent_session rule's; the model's reading is checked."""
     body = claude_code({"role": "user", "content": BIKE}, SEARCH, searched(*texts))
     assert view(body).latest == BIKE
     plain = claude_code({"role": "user", "content": BIKE}, SEARCH, searched())
     assert classify(body) == classify(plain)
-    assert classify(body).label == "reasoning"
+    assert explain(body)["model_intent"] == "reasoning"
     assert turn_words(texts) == []
 
 

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.harness import own_words
 from classifier.request import view
 from router.translate.view import chat_view
@@ -84,13 +84,15 @@ def first_turn(text: str, joined: bool) -> dict[str, Any]:
 @pytest.mark.parametrize("mention", MENTIONS)
 def test_what_a_task_mentions_is_not_read_with_it(mention: str, joined: bool) -> None:
     """Read with the task, a sonnet that names a code file was coding 0.90 (a folder 0.95,
-    the terminal's output 0.60, a commit 0.87); its words alone are prose 0.96."""
+    the terminal's output 0.60, a commit 0.87); its words alone are prose 0.96. The label
+    is now the agent_session rule's where it decides; the model's reading is checked."""
     note, block = MENTIONS[mention]
     words = f"{note} {SONNET}"
     body = first_turn(f"{cline_task(words)}\n\n{block}", joined)
     assert view(body).latest == words
-    assert classify(body) == classify({"messages": [{"role": "user", "content": words}]})
-    assert classify(body).label == "prose"
+    read, alone = explain(body), explain({"messages": [{"role": "user", "content": words}]})
+    assert read["top_intents"] == alone["top_intents"]
+    assert read["model_intent"] == "prose"
 
 
 @pytest.mark.parametrize("mention", MENTIONS)
@@ -165,7 +167,8 @@ def test_feedback_before_a_resumption_is_read_without_what_follows_it(mention: s
     feedback is not: it was lost, the turn no ask, and the task before it the latest (a
     sonnet asked for as feedback on a refactor was coding 0.94). What ends the text before
     the resumption is cut first (the editor's state, then the mentions): the feedback is
-    read alone, as in the turn's parts, prose 0.87."""
+    read alone, as in the turn's parts, prose 0.87. The label is now the agent_session
+    rule's; the model's reading is checked."""
     note, block = MENTIONS[mention]
     feedback = f"{note} {SONNET}"
     result = (
@@ -183,4 +186,4 @@ def test_feedback_before_a_resumption_is_read_without_what_follows_it(mention: s
         ]
     }
     assert view(body).latest == feedback
-    assert classify(body).label == "prose"
+    assert explain(body)["model_intent"] == "prose"

@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.harness import has_words, own_words
 from classifier.request import view
 from router.translate.view import chat_view
@@ -109,11 +109,12 @@ def sent(words: str, task: str = ASK) -> dict[str, Any]:
 def test_the_users_message_on_resuming_a_task_is_read_alone(last: list[str], joined: bool) -> None:
     """Cline's resumption text was read as the ask, and the user's message with it: a
     sonnet asked for on resuming was writing 0.24 (plan mode instruction 0.26), alone prose
-    0.87. The message is in the middle of its text: a file it names follows it."""
+    0.87. The message is in the middle of its text: a file it names follows it. The label
+    is now the agent_session rule's; the model's reading is checked."""
     body = cline(last, joined)
     assert view(body).latest == NAMED
     assert classify(body) == classify(sent(NAMED))
-    assert classify(body).label == "prose"
+    assert explain(body)["model_intent"] == "prose"
 
 
 @pytest.mark.parametrize("joined", [False, True])
@@ -221,12 +222,13 @@ def test_the_note_that_no_message_came_is_matched_whole(note: str) -> None:
 def test_feedback_on_approving_a_read_is_read_alone(joined: bool) -> None:
     """Roo Code puts the file it read after the user's feedback on approving the read: the
     feedback is not at its text's end, and was read with the tool's header and the file,
-    coding 0.79; alone prose 0.83."""
+    coding 0.79; alone prose 0.83. The label is now the agent_session rule's; the model's
+    reading is checked."""
     feedback = "Now write it as a limerick instead."
     body = cline(roo_approved(feedback), joined)
     assert view(body).latest == feedback
     assert classify(body) == classify(sent(feedback))
-    assert classify(body).label == "prose"
+    assert explain(body)["model_intent"] == "prose"
 
 
 @pytest.mark.parametrize("joined", [False, True])
@@ -288,12 +290,13 @@ def user(*items: Any) -> dict[str, Any]:
 @pytest.mark.parametrize("message", [PEER, STOP_HOOK])
 def test_claude_codes_own_user_messages_are_no_ask(message: str) -> None:
     """A peer's message, or a Stop hook's reason to go on, was the latest ask: a question on
-    a bike chain was then coding (0.43, 0.56); it is the latest again, reasoning 0.82."""
+    a bike chain was then coding (0.43, 0.56); it is the latest again, reasoning 0.82. The
+    label is now the agent_session rule's; the model's reading is checked."""
     body = claude_code(user(BIKE), DONE, user(message))
     assert not has_words(message)
     assert (view(body).latest, view(body).first) == (BIKE, "")
     assert classify(body) == classify(claude_code(user(BIKE)))
-    assert classify(body).label == "reasoning"
+    assert explain(body)["model_intent"] == "reasoning"
 
 
 def test_a_stop_hooks_output_pasted_is_read_only_after_the_users_words() -> None:
@@ -361,11 +364,12 @@ def test_a_users_words_starting_like_the_note_are_read_as_written(text: str) -> 
 def test_a_compacted_conversations_summary_is_no_ask() -> None:
     """Claude Code compacts a full conversation before the prompt that filled it, and sends
     the summary with the prompt in one turn: read with it, a question on a bike chain was
-    coding 0.51; alone it is reasoning 0.82. Sent alone, the summary asks nothing."""
+    coding 0.51; alone it is reasoning 0.82. Sent alone, the summary asks nothing. The label
+    is now the agent_session rule's; the model's reading is checked."""
     body = claude_code(user(SUMMARY, CLAUDE_MD_REMINDER, BIKE))
     assert view(body).latest == BIKE
     assert classify(body) == classify(claude_code(user(BIKE)))
-    assert classify(body).label == "reasoning"
+    assert explain(body)["model_intent"] == "reasoning"
     assert not has_words(SUMMARY)
     assert view(claude_code(user(SUMMARY), DONE)).latest == ""
 

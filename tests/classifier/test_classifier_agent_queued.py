@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.harness import has_words, own_words, turn_words
 from classifier.request import view
 from router.translate.view import chat_view
@@ -75,12 +75,13 @@ def test_a_message_typed_while_claude_code_works_is_the_latest_ask(
     """In a reminder, the message was cut with it: the refactoring stayed the latest ask,
     coding 0.87. As a text or a system turn (newer Claude Code sends one, after the result),
     it was read with the header and the footer, coding 0.44. Alone beside the result, as a
-    message the user sent there, it is reasoning 0.53."""
+    message the user sent there, it is reasoning 0.53. The label is now the agent_session
+    rule's; the model's reading is checked."""
     body = loop(*turns)
     assert view(body).latest == SKY
     assert not view(body).after_tool_result
     assert classify(body) == classify(loop(beside_result(SKY)))
-    assert classify(body).label == "reasoning"
+    assert explain(body)["model_intent"] == "reasoning"
 
 
 AROUND = {

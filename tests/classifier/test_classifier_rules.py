@@ -165,11 +165,12 @@ def test_an_agents_tools_are_not_named_by_everyday_words(agent: str, ask: str) -
     """The rule compared the ask with the tools' names and descriptions: Claude Code's Bash
     "executes a given bash command", Glob "returns matching file paths", Codex's update_plan
     takes "a list of plan items", so these tasks read tool_calling 0.90 (found in review).
-    Only a tool's name is compared, two of its words in order."""
+    Only a tool's name is compared, two of its words in order. The label may now be the
+    agent_session rule's; the rule that decided is checked not to be the tool-naming one."""
     body = agent_view(agent, ask)
-    intent = classify(body)
-    assert intent.source != "rule", explain(body)["rule"]
-    assert intent.label != "tool_calling"
+    rule = explain(body)["rule"]
+    assert rule is None or rule.startswith("agent_session"), rule
+    assert classify(body).label != "tool_calling"
 
 
 SEND_EMAIL = {
@@ -227,10 +228,11 @@ HARNESS_NAMED = [
 def test_an_agents_built_in_tools_are_not_named(agent: str, ask: str) -> None:
     """Compared by name, the agents' own tools were named by everyday coding words: these
     asks read tool_calling (rule) 0.90 (found in review). An agent's built-in tools are its
-    harness, not the request's tools; they still make the tools prior."""
+    harness, not the request's tools; they still make the tools prior. The label may now be
+    the agent_session rule's; the rule that decided is checked not to be the tool-naming one."""
     body = agent_view(agent, ask)
-    intent = classify(body)
-    assert intent.source != "rule", explain(body)["rule"]
+    rule = explain(body)["rule"]
+    assert rule is None or rule.startswith("agent_session"), rule
     assert explain(body)["read"]["has_tools"]
 
 

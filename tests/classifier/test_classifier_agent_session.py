@@ -1,0 +1,191 @@
+"""A coding agent's session is coding work unless the ask clearly is not (`rules.session_intent`).
+
+Found in review: typical short asks in a coding agent's session ("write unit tests for
+build_parser", "explain what sync_dir does") were read as writing or reasoning and sent to
+the cloud, 10 to 13 of 34 in opencode, Continue and Goose, 10 in Claude Code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+
+from classifier import classify, explain, rules
+from classifier.harness_tools import HARNESS_TOOLS
+from classifier.intent import INTENTS
+from classifier.request import view
+from router.config import parse
+from router.policy import Target, route_for
+from router.translate.view import chat_view
+from tests.agent_shapes import (
+    CLAUDE_MD_REMINDER,
+    CLINE_ENVIRONMENT,
+    CONTINUE_TOOLS,
+    OPENCODE_TOOLS,
+    claude_code_body,
+    cline_task,
+    continue_agent_body,
+    opencode_body,
+)
+
+
+def claude_code(ask: str) -> dict[str, Any]:
+    """Claude Code's first turn, the claudeMd reminder before the ask, as the router reads it."""
+    parts = [{"type": "text", "text": CLAUDE_MD_REMINDER}, {"type": "text", "text": ask}]
+    return chat_view("messages", claude_code_body([{"role": "user", "content": parts}]))
+
+
+def cline(ask: str) -> dict[str, Any]:
+    """Cline's first turn without native tools: its task tag and the editor's state."""
+    parts = [{"type": "text", "text": cline_task(ask)}, {"type": "text", "text": CLINE_ENVIRONMENT}]
+    return {"model": "auto", "messages": [{"role": "user", "content": parts}]}
+
+
+def plain(ask: str) -> dict[str, Any]:
+    return {"model": "auto", "messages": [{"role": "user", "content": ask}]}
+
+
+AGENTS: dict[str, Callable[[str], dict[str, Any]]] = {
+    "opencode": opencode_body,
+    "continue": continue_agent_body,
+    "claude_code": claude_code,
+}
+# Asks each agent's session sent to the cloud, read alone as writing or reasoning (0.47 to
+# 0.96 across the agents)
+CODING_ASKS = [
+    "write unit tests for build_parser",
+    "write a docstring for main() explaining the exit codes",
+    "why does main() return 0 even when the upload fails?",
+    "explain what sync_dir does",
+    "write a CHANGELOG entry for this change",
+]
+# Asks that clearly are not coding, in the same sessions
+OTHER_ASKS = {
+    "write a haiku about autumn leaves": "prose",
+    "write a short story about a lighthouse keeper": "prose",
+    "what is the integral of x^2 sin x?": "math",
+}
+
+
+@pytest.mark.parametrize("ask", CODING_ASKS)
+@pytest.mark.parametrize("agent", AGENTS)
+def test_a_coding_agents_short_ask_is_coding(agent: str, ask: str) -> None:
+    body = AGENTS[agent](ask)
+    intent = classify(body)
+    shown = explain(body)
+    assert (intent.label, intent.source) == ("coding", "rule"), shown
+    assert shown["rule"].startswith("agent_session: an agent's built-in tools offered")
+    assert shown["model_intent"] in ("writing", "reasoning")  # the model's reading, shown
+    assert (shown["intent"], shown["confidence"]) == ("coding", intent.confidence)
+    assert intent.confidence > 0.5
+
+
+def test_an_agents_text_in_a_user_turn_says_it_is_a_coding_agents_session() -> None:
+    """Cline without native tools offers none: its task tag and editor state say so."""
+    body = cline("write unit tests for build_parser")
+    assert (classify(body).label, classify(body).source) == ("coding", "rule")
+    assert explain(body)["rule"].startswith("agent_session: an agent's text in a user turn")
+    alone = plain("write unit tests for build_parser")
+    assert (classify(alone).label, classify(alone).source) == ("writing", "model")
+
+
+@pytest.mark.parametrize("agent", [*AGENTS, "cline"])
+@pytest.mark.parametrize("ask", OTHER_ASKS)
+def test_an_ask_that_clearly_is_not_coding_stays_what_it_is(agent: str, ask: str) -> None:
+    body = {**AGENTS, "cline": cline}[agent](ask)
+    intent = classify(body)
+    assert (intent.label, intent.source) == (OTHER_ASKS[ask], "model")
+    assert explain(body)["rule"] is None
+
+
+@pytest.mark.parametrize("ask", [*CODING_ASKS, *OTHER_ASKS])
+def test_a_plain_prompt_is_read_by_the_model_alone(ask: str) -> None:
+    """No agent's tools, no agent's text: the model decides, as before the rule."""
+    body = plain(ask)
+    shown = explain(body)
+    assert (classify(body).source, shown["rule"]) == ("model", None)
+    assert classify(body).label == shown["model_intent"]
+
+
+def test_an_apps_tools_or_a_tool_result_alone_are_no_agents_session() -> None:
+    """A file app's tools (the MCP filesystem server's, two of them also Codex's names) and
+    a tool result ending the conversation: any app that calls tools sends them."""
+    files = [
+        {"type": "function", "function": {"name": name}}
+        for name in ("read_file", "write_file", "list_directory")
+    ]
+    weather = {"type": "function", "function": {"name": "get_current_weather"}}
+    ask = "write unit tests for build_parser"
+    looked_up = {"role": "assistant", "tool_calls": [{"id": "c1", "type": "function"}]}
+    result = {"role": "tool", "tool_call_id": "c1", "content": "18 C, light rain"}
+    for body in (
+        {**plain(ask), "tools": files},
+        {"messages": [*plain(ask)["messages"], looked_up, result], "tools": [weather]},
+    ):
+        assert not view(body).agent_tools and not view(body).harness_cut
+        assert (classify(body).source, explain(body)["rule"]) == ("model", None)
+
+
+def test_the_agents_tools_are_theirs() -> None:
+    names = {t["function"]["name"] for t in [*OPENCODE_TOOLS, *CONTINUE_TOOLS]}
+    generic = {"edit", "write", "read", "list", "task"}  # any app may name its tools so
+    assert names - generic <= HARNESS_TOOLS
+    assert not generic & HARNESS_TOOLS
+
+
+def test_a_rule_decided_coding_ask_takes_the_coding_route_whatever_the_default() -> None:
+    """Its confidence is above 0.5, and so above `min_confidence` (0.35): an ask the model
+    read ambiguously does not fall to the default route, whatever that route is."""
+    config = parse(
+        {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": "http://x/v1", "model": "m"},
+                {"name": "cloud", "tier": "cloud", "base_url": "http://y/v1", "model": "m"},
+            ],
+            "classifier": {"default_route": "writing"},
+        }
+    )
+    for ask in CODING_ASKS:
+        intent = classify(opencode_body(ask))
+        assert route_for(intent, Target("auto"), config) == "coding"
+
+
+def _p(**probabilities: float) -> list[float]:
+    return [probabilities.get(intent, 0.0) for intent in INTENTS]
+
+
+AGENT = view(opencode_body("write unit tests for build_parser"))
+
+
+def test_the_floor_is_on_all_other_work_than_coding_together() -> None:
+    """An ask read as half writing and nearly half reasoning is clearly not coding."""
+    other = rules.AGENT_FLOOR + 0.01
+    assert (
+        rules.session_intent(
+            AGENT, _p(writing=other / 2 + 0.01, reasoning=other / 2 - 0.01, coding=0.01)
+        )
+        is None
+    )
+    below = rules.session_intent(AGENT, _p(writing=0.5, reasoning=0.3, coding=0.2))
+    assert below is not None and below[0].label == "coding"
+
+
+def test_the_confidence_is_above_half_and_rises_with_coding_work() -> None:
+    near = rules.session_intent(
+        AGENT, _p(reasoning=rules.AGENT_FLOOR - 0.001, coding=1.001 - rules.AGENT_FLOOR)
+    )
+    far = rules.session_intent(AGENT, _p(reasoning=0.6, coding=0.4))
+    assert near is not None and far is not None
+    assert 0.5 < near[0].confidence < 0.52
+    assert near[0].confidence < far[0].confidence <= 1
+
+
+def test_the_model_decides_when_it_reads_coding_work_first() -> None:
+    for first in ("coding", "tool_calling", "instruction"):
+        assert (
+            rules.session_intent(AGENT, _p(**{first: 0.4, "writing": 0.35, "reasoning": 0.25}))
+            is None
+        )
+    assert rules.session_intent(view(plain("hi")), _p(writing=0.5, coding=0.5)) is None
