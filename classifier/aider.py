@@ -20,6 +20,18 @@ context and help modes): the examples by their closing message, among the first
 `EXAMPLES_WITHIN` messages; a pair by its user message's start, or the whole of a note, with
 an assistant message after it (the pair's reply). A user's message never has Aider's reply
 after it, so the latest ask is never one of these.
+
+Its edit format's reminder (`system_reminder` in `wholefile_prompts.py`,
+`editblock_prompts.py`, `udiff_prompts.py`, `patch_prompts.py`, which its editor, fenced and
+simple variants inherit) Aider appends to the current message after a blank line when the
+model's `reminder` is `user`, the default for a model it does not know (`openai/auto`). Read
+with it, the latest ask was read as the rules of a file format (most asks as `instruction`),
+and a session's first request, its first ask carrying the reminder, was keyed apart from the
+later ones, whose history holds that ask without it: the first turn's pin did not carry
+(found in review). It is cut from a text it ends (`before_reminder`), told by its first two
+lines, fixed for each format; what follows them varies with Aider's fences, languages and
+settings, and is cut to the end, since Aider writes nothing after it. A user's message that
+ends with a copy of those lines after a blank line is cut there too, a kept trade-off.
 """
 
 from __future__ import annotations
@@ -63,6 +75,21 @@ PAIR_NOTES = frozenset(
 )
 # The caption of each image or PDF in a pair of images (`get_images_message`)
 IMAGE_CAPTIONS = ("Image file: ", "PDF file: ")
+# The first two lines of each edit format's reminder: `whole` (and `editor-whole`), `diff`
+# (and `diff-fenced`, `editor-diff`, `editor-diff-fenced`), `udiff` (and `udiff-simple`),
+# `patch`
+REMINDER_OPENINGS = (
+    "To suggest changes to a file you MUST return the entire content of the updated file.\n"
+    "You MUST use this *file listing* format:\n",
+    "# *SEARCH/REPLACE block* Rules:\n\nEvery *SEARCH/REPLACE block* must use this format:\n",
+    "# File editing rules:\n\nReturn edits similar to unified diffs that `diff -U0` would"
+    " produce.\n",
+    "# V4A Diff Format Rules:\n\nYour entire response containing the patch MUST start with"
+    " `*** Begin Patch` on a line by itself.\n",
+)
+# How far from a text's end a reminder's opening is looked for: the longest (`patch`, with
+# its notes on shell commands and renames) is some 4,000 characters
+REMINDER_WITHIN = 8192
 _NOTE_CHARS = max(map(len, PAIR_NOTES))  # a longer text is none: not hashed to find out
 _PARTS = 64  # the parts of a message of images looked at, at most
 
@@ -91,6 +118,24 @@ def is_pair(messages: Sequence[Any], index: int) -> bool:
         return False
     captions = [text for part in islice(content, _PARTS) if (text := _part_text(part))]
     return bool(captions) and all(caption.startswith(IMAGE_CAPTIONS) for caption in captions)
+
+
+def before_reminder(text: str, start: int, end: int) -> int:
+    """Where `text[start:end]` ends before the reminder of Aider's edit format that ends it
+    (one of `REMINDER_OPENINGS` after a blank line, within the last `REMINDER_WITHIN`
+    characters, the last such one); `end` when it does not end so. A user's text that
+    quotes an opening inside a line, or further from its end, is read as written."""
+    base = max(start, end - REMINDER_WITHIN)
+    found = max(text.rfind("\n\n" + opening, base, end) for opening in REMINDER_OPENINGS)
+    return found if found >= 0 else end
+
+
+def without_reminder(text: str) -> str:
+    """`text` without the reminder of Aider's edit format that ends it (`before_reminder`):
+    a session's first ask as its later requests' history holds it, which keys it
+    (`router.request.conversation_key`)."""
+    end = before_reminder(text, 0, len(text))
+    return text if end == len(text) else text[:end]
 
 
 def _at(messages: Sequence[Any], index: int) -> object:

@@ -11,7 +11,7 @@ user's words inside Cline's and Roo Code's own texts (a reply in their tags, a t
 after a tool ran) are found by `classifier.replies`, a message typed while Claude Code
 worked, in its texts, by `classifier.queued`, the messages of an agent team's sessions by
 `classifier.teammates`, Claude Code's "Tool loaded." ending a turn by `classifier.boundary`,
-and Aider's own messages, each a user message of its own, by `classifier.aider`.
+and Aider's own messages (and its reminder ending the current one) by `classifier.aider`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from classifier import teammates
+from classifier.aider import before_reminder
 from classifier.boundary import before_boundary
 from classifier.queued import queued_after
 from classifier.replies import (
@@ -322,7 +323,8 @@ def _bounds(text: str) -> tuple[int, int, bool]:
     ends like a closing (a tag's, or an agent's prose's): only then are blocks looked for
     at its end."""
     start = _past_blocks(text, 0, len(text)) if _OPENING.match(text) else 0
-    size = before_boundary(text, start, len(text))  # Claude Code's "Tool loaded.", if any
+    # Claude Code's "Tool loaded." and Aider's edit-format reminder, if any, end its words
+    size = before_reminder(text, start, before_boundary(text, start, len(text)))
     closed = start < size and text[max(start, size - 100) : size].rstrip().endswith(_ENDINGS)
     end = blocks_before(text, start, size, _OPENINGS_OF, _PROSE_CLOSINGS) if closed else size
     return start, end, closed

@@ -45,8 +45,9 @@ HOW = """\
    `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
    and the nag for a tool use (Cline, Roo Code), `<info-msg>` (Goose), the workspace's
    context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
-   `<EXTRA_INFO>`...), and the few others `classifier/harness.py` names, at the start or end
-   of a text are cut from it; a text an agent starts with a
+   `<EXTRA_INFO>`...), the edit format's reminder Aider appends to the current message
+   (`classifier/aider.py`), and the few others `classifier/harness.py` names, at the start
+   or end of a text are cut from it; a text an agent starts with a
    notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
    matched through its template's last sentence, after which words are read, also after a
    first turn's `<task>`), or a tool's

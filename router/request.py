@@ -13,6 +13,7 @@ from typing import Any
 
 import orjson
 
+from classifier.aider import without_reminder
 from classifier.request import first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
@@ -275,7 +276,8 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
     (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
-    (found in review)."""
+    (found in review). Its edit format's reminder, after the current message, is left out
+    (`classifier.aider.without_reminder`): the first request's first ask is the later ones'."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -296,8 +298,10 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
         elif role == "user":
             first = first_ask(messages) or message
             break
-    if isinstance(first, dict):
-        _hash_part(digest, str(first.get("content"))[:2048])
+    if isinstance(first, dict):  # without Aider's reminder, as the session's later requests
+        content = first.get("content")
+        content = without_reminder(content) if isinstance(content, str) else str(content)
+        _hash_part(digest, content[:2048])
     return digest.hexdigest()
 
 

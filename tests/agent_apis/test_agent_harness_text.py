@@ -278,3 +278,17 @@ def test_aiders_examples_and_fixed_messages_are_not_the_first_ask(
     assert later["classifier"]["read"]["first_chars"] == len(verbose)
     first_turn = explained(proxy, "chat", aider_body(verbose, None, mode))
     assert first_turn["classifier"]["read"]["first_chars"] == 0
+
+
+def test_aiders_reminder_after_the_current_message_is_not_the_ask(proxy: RunningRouter) -> None:
+    """With `reminder: user` (the default for `openai/auto`), Aider appends its edit
+    format's rules to the current message: read with them, a sonnet was coding by the rule
+    of an agent's session. Read as the same message without them."""
+    body = aider_body(SONNET)
+    plain = aider_body(SONNET)
+    plain["messages"][-1]["content"] = SONNET
+    served_as_plain(proxy, body, plain)
+    plan, expected = explained(proxy, "chat", body), explained(proxy, "chat", plain)
+    assert plan["classifier"]["model_intent"] == "prose"
+    assert plan["classifier"]["top_intents"] == expected["classifier"]["top_intents"]
+    assert plan["classifier"]["read"]["latest_chars"] == len(SONNET)

@@ -9,6 +9,9 @@ from typing import Any
 
 import pytest
 
+from classifier import classify, explain
+from classifier.aider import REMINDER_OPENINGS
+from classifier.harness import own_words
 from classifier.request import first_ask, view
 from tests.agent_shapes import (
     CLAUDE_MD_REMINDER,
@@ -20,7 +23,7 @@ from tests.agent_shapes import (
     openhands_body,
     openhands_user,
 )
-from tests.agent_shapes.aider import EXAMPLES_END, NO_FILES
+from tests.agent_shapes.aider import EXAMPLES_END, NO_FILES, WHOLE_REMINDER
 
 VERBOSE = "add a --verbose flag to app/cli.py"
 FAIL = "now the tests fail:\n\nE   NameError: name 'logging' is not defined"
@@ -82,3 +85,38 @@ def test_an_agents_text_or_tools_mark_the_request_as_an_agents() -> None:
         assert view(body).harness_cut
     assert not view(chat(VERBOSE, "Done.", FAIL)).harness_cut
     assert not view(goose_body([{"role": "user", "content": VERBOSE}])).harness_cut
+
+
+# What each edit format's reminder starts with, then a stand-in for the rest (fences, rules)
+REMINDERS = [f"{opening}\n```\n...\n```\n" for opening in REMINDER_OPENINGS]
+SONNET = "Write a sonnet about autumn leaves falling on a quiet river."
+
+
+@pytest.mark.parametrize("reminder", [WHOLE_REMINDER, *REMINDERS])
+def test_aiders_reminder_after_the_current_message_is_not_the_ask(reminder: str) -> None:
+    """With `reminder: user`, Aider appends its edit format's rules to the current message
+    after a blank line: a sonnet read with them was prose 0.66 and coding by the rule of an
+    agent's session (0.86), and a session's first request was keyed apart from its later
+    ones (`tests/resilience/test_sticky_keys.py`). The ask is read as without them."""
+    assert own_words(f"{SONNET}\n\n{reminder}") == SONNET
+    body, plain = aider_body(SONNET), aider_body(SONNET)
+    plain["messages"][-1]["content"] = SONNET
+    body["messages"][-1]["content"] = f"{SONNET}\n\n{reminder}"
+    assert view(body).latest == SONNET
+    assert classify(body) == classify(plain)
+    assert explain(body)["top_intents"] == explain(plain)["top_intents"]
+    assert explain(body)["model_intent"] == "prose"
+    later = aider_body(VERBOSE, FAIL)
+    assert view(later).latest == FAIL and view(later).first == VERBOSE
+
+
+def test_a_users_text_that_quotes_aiders_reminder_is_read() -> None:
+    """Only a reminder that ends the text after a blank line is cut: one quoted inside a
+    line, or followed by more of the user's words than Aider's reminder runs to, is read."""
+    opening = REMINDER_OPENINGS[0]
+    inline = f"Why does Aider tell the model '{opening.strip()}'?"
+    assert own_words(inline) is inline
+    far = f"Explain this rule of Aider's:\n\n{opening}\n{'What does it mean? ' * 500}"
+    assert own_words(far) is far
+    after_one_break = f"{SONNET}\n{opening}"
+    assert own_words(after_one_break) is after_one_break

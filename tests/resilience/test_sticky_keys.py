@@ -14,6 +14,7 @@ import openai
 import pytest
 
 from router.config import hash_key
+from router.request import conversation_key
 from tests.agent_shapes.aider import aider_body
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
@@ -111,3 +112,17 @@ def test_one_aider_sessions_cloud_turn_does_not_pin_the_others(
     assert explained_backend(proxy, ALICE, other)[0] == "local"
     assert served_by(proxy, ALICE, other["messages"]) == "local"  # another session: coding
     assert served_by(proxy, ALICE, own_turn["messages"]) == "cloud"
+
+
+def test_an_aider_sessions_first_turn_pins_its_later_ones(
+    proxy: tuple[RunningRouter, Collect],
+) -> None:
+    """Aider appends its edit format's reminder to the current message: a session's first
+    request carried it in its first ask, and was keyed apart from the later ones, whose
+    history holds that ask without it, so the first turn's cloud pin did not carry. The
+    reminder is not keyed."""
+    first, later = aider_body(MATH), aider_body(MATH, CODE)
+    assert conversation_key(first, {}, "alice") == conversation_key(later, {}, "alice")
+    assert served_by(proxy, ALICE, first["messages"]) == "cloud"
+    assert explained_backend(proxy, ALICE, later) == ("cloud", "sticky")
+    assert served_by(proxy, ALICE, later["messages"]) == "cloud"
