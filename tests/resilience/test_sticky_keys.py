@@ -103,8 +103,7 @@ def test_one_aider_sessions_cloud_turn_does_not_pin_the_others(
     fail = "now the tests fail:\n\nE   NameError: name 'logging' is not defined\n\napp/cli.py:17"
     verbose, rename = "add a --verbose flag to app/cli.py", "rename sync_dir to mirror_dir"
     # /ask mode, clearly other work than coding: in an agent's session an unsure reading is
-    # coding (`agent_session`); "draft a PR description", and any ask read beside the edit
-    # formats' reminder, became one
+    # coding (`agent_session`), and "draft a PR description" became one
     haiku = aider_body(verbose, "write a haiku about autumn leaves", mode="ask")
     assert served_by(proxy, ALICE, haiku["messages"]) == "cloud"  # prose
     own_turn, other = aider_body(verbose, fail, mode="ask"), aider_body(rename, fail, mode="ask")
