@@ -166,6 +166,7 @@ class NoBackendAvailable(RouterError):
 
     def __init__(self, message: str, *, retry_after: float | None = None) -> None:
         self.retry_after = None if retry_after is None else max(1, math.ceil(retry_after))
+        self.reason = message  # without the wait, for those who say it in their own words
         super().__init__(
             message if self.retry_after is None else f"{message}; retry in {self.retry_after} s"
         )

@@ -60,7 +60,8 @@ def _failure(error: RouterError) -> Failure:
     """The code Codex acts on, and a rate limit's wait in the words it reads."""
     if is_context_refusal(error):
         return Failure("context_length_exceeded", error.message)
-    message = error.message
+    # the router's own refusal says its wait once, in Codex's words, not also in its own
+    message = error.reason if isinstance(error, RateLimitedBackends) else error.message
     if error.retry_after is not None and not CODEX_WAIT.search(message):
         # whole seconds, as `Retry-After` says it; an upstream's own "try again in" stays
         message = f"{message.rstrip('. ')}. Please try again in {math.ceil(error.retry_after)}s."

@@ -152,6 +152,7 @@ def test_a_rate_limit_is_told_to_a_codex_stream_in_band_with_its_wait(tmp_path: 
         wait = CODEX_WAIT.search(error.message)
         assert wait is not None, error.message
         assert 1 <= float(wait.group(1)) <= 30 and wait.group(2) == "s"
+        assert len(re.findall(r"(?i)\b(?:retry|try again) in\b", error.message)) == 1
     assert said(met_record) == (429, "upstream_error", "rate_limited")
     assert said(record) == said(whole_record) == (429, "upstream_error", "no_backend_available")
     assert limited.status_code == 429 and limited.code == "rate_limit_exceeded"
