@@ -4,7 +4,8 @@ Mapping: `system` → a system message; `tool_use` blocks → assistant `tool_ca
 `tool_result` blocks → `tool` messages placed before the user's other content (Anthropic
 puts results first in the turn that follows the call); a system turn within `messages`
 (Claude Code's, newer versions) → a user message, after the tool results when it came
-between the calls and them (`router.translate.after_results`); `tools[].input_schema` →
+between the calls and them (`router.translate.after_results`; the classifier's view keeps
+only one with a message the user typed, `router.translate.view`); `tools[].input_schema` →
 `function.parameters`; `tool_choice` any/tool/none → required/function/none (a named
 tool only when it is among the tools sent); `stop_sequences` → `stop` (more than chat's
 4 are refused per backend, `router.translate.stop_limit`). Thinking blocks and server tools

@@ -10,15 +10,16 @@ typed mid-turn, in a Messages system turn, is some: `_typed`), the first and las
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
 a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
 tool input (`_unread_cut`), the router's placeholder for an attachment chat cannot carry
-(the classifier would read it as the user's words), or a Responses developer item after the
+(the classifier would read it as the user's words), a Responses developer item after the
 conversation began (the backend gets it as a user turn, which the classifier would read as
-the ask: `instructions.without_later`). A user turn's text blocks (a Responses
-user message's text parts) stay text parts, as the classifier reads them and as `_asks`
-asks of them (`turn_words`: each block with the one after it): joined into one text, as
-the backend gets them, an agent's notice that runs to its text's end took the blocks after
-it too ("Stop hook feedback:\n[check.sh]: exit 2", then "Why is my hook failing?", was no
-ask), while the view kept that turn as the latest ask and dropped the one before it past
-the tail (found in review).
+the ask: `instructions.without_later`), or a Messages system turn of the agent's own
+(Claude Code's list of its agents and skills, after the first ask: `_agents_system_turn`). A
+user turn's text blocks (a Responses user message's text parts) stay text parts, as the
+classifier reads them and as `_asks` asks of them (`turn_words`: each block with the one
+after it): joined into one text, as the backend gets them, an agent's notice that runs to
+its text's end took the blocks after it too ("Stop hook feedback:\n[check.sh]: exit 2", then
+"Why is my hook failing?", was no ask), while the view kept that turn as the latest ask and
+dropped the one before it past the tail (found in review).
 """
 
 from __future__ import annotations
@@ -75,6 +76,8 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     turns = body.get(key)
     if isinstance(turns, list):
         kept = turns if len(turns) <= _HEAD + _TAIL else _head_ask_tail(turns, key)
+        if key == "messages":  # the agent's own system turns are no one's ask
+            kept = [turn for turn in kept if not _agents_system_turn(turn)]
         out[key] = [_clipped(turn, depth=2) for turn in kept]
         if key == "messages":
             out[key] = [_unread_cut(turn) for turn in out[key]]
@@ -143,9 +146,25 @@ def _typed(content: object) -> bool:
     ran, with words (`classifier.queued`): newer Claude Code sends it so, after the tool's
     result, and the translation reads the turn as a user's. Passed over as no user's turn,
     it was dropped once a tool loop ran on past the tail, and the ask before it kept in its
-    place. Its other system turns (a note that the date changed) are no asks here, as before."""
+    place. Its other system turns (a note that the date changed, its agents' list) are no
+    asks, and the view leaves them out (`_agents_system_turn`)."""
     texts = [content] if isinstance(content, str) else _block_texts(content)
     return any((q := queued_after(t, 0, len(t))) is not None and q.words for t in texts)
+
+
+def _agents_system_turn(turn: object) -> bool:
+    """Whether a Messages turn is a system turn of the agent's own: one that holds no message
+    the user typed (`_typed`). The translation makes a system turn a user message, as the
+    backend gets it (a chat template may refuse a system message after the first, and
+    litellm moves every system message to Anthropic's `system`), and the classifier read it
+    as the latest ask: Claude Code (2.1.197, its `mid-conversation-system` beta) sends one
+    after the first user message on every request, its agents' and skills' list, and "write
+    a python function is_prime in primes.py" was read by its 2,001 characters, tool_calling
+    0.9 (found in review). Left out of the view, it is read by no one: not as the ask, nor
+    in the conversation key or the ledger's prompt text."""
+    return (
+        isinstance(turn, dict) and turn.get("role") == "system" and not _typed(turn.get("content"))
+    )
 
 
 def _unread_cut(turn: object) -> object:
