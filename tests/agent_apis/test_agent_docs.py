@@ -24,6 +24,7 @@ MODEL_VARIABLES = {
     "ANTHROPIC_DEFAULT_HAIKU_MODEL",  # `haiku` and background calls
     "ANTHROPIC_DEFAULT_SONNET_MODEL",  # `sonnet` in /model
     "ANTHROPIC_DEFAULT_OPUS_MODEL",  # `opus` in /model
+    "ANTHROPIC_DEFAULT_FABLE_MODEL",  # `fable` in /model (2.1.197 asked for claude-fable-5)
     "CLAUDE_CODE_SUBAGENT_MODEL",  # subagents
 }
 
@@ -50,6 +51,17 @@ def test_both_docs_set_every_model_claude_code_asks_for() -> None:
     for exports in (_agents_doc_exports(), _readme_one_liner()):
         assert set(exports) >= MODEL_VARIABLES, exports
         assert exports["ANTHROPIC_BASE_URL"] == "http://localhost:4000"  # no /v1
+
+
+def test_both_docs_size_claude_codes_output_room_alike() -> None:
+    """Claude Code asks `max_tokens: 32000` on every request unless told otherwise: a local
+    window of 40,960 skipped every turn of a ~20k-token prompt (found in a live review)."""
+    sizes = {
+        exports.get("CLAUDE_CODE_MAX_OUTPUT_TOKENS")
+        for exports in (_agents_doc_exports(), _readme_one_liner())
+    }
+    assert len(sizes) == 1, sizes
+    assert 0 < int(str(sizes.pop())) < 32_000
 
 
 def test_the_router_serves_the_documented_models_and_not_claude_names(tmp_path: Path) -> None:
