@@ -29,12 +29,13 @@ from typing import Any
 from router.canary import load_cases
 from router.canary_counts import not_runnable
 from router.canary_gates import ensure_gated
-from router.canary_judge import Judge, asked, fingerprint, gate_book, repointed, server
+from router.canary_judge import Judge, asked, gate_book, repointed, server
 from router.canary_lengths import Graded, graded_after
 from router.canary_rows import Round, finished_rounds
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.ledger.recent import RecentRows, recall_days
+from router.server_identity import fingerprint
 
 log = logging.getLogger("smf_router.canary")
 

@@ -10,12 +10,9 @@ suite a reload dropped, or from a server a backend no longer points at, are not 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import logging
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
-
-import orjson
 
 from classifier.intent import INTENTS
 from evals import results as eval_results
@@ -25,6 +22,7 @@ from router.canary_counts import CaseCounts, CaseMetrics
 from router.config import Backend as BackendSettings
 from router.config_sections import CanarySettings
 from router.gating import Change, GateBook, learn_floors, samples_to_clear
+from router.server_identity import fingerprint, same_server
 
 log = logging.getLogger("smf_router.canary")
 
@@ -55,28 +53,6 @@ def server(settings: BackendSettings) -> dict[str, str | None]:
     (masked: it may hold a key) for people, and `server`, the fingerprint that decides."""
     url = masked_url(settings.base_url) if settings.base_url else None
     return {"model": settings.model, "base_url": url, "server": fingerprint(settings)}
-
-
-def fingerprint(settings: BackendSettings) -> str:
-    """What makes a backend the server it is: its kind, URL, model and extra body (thinking
-    on or off answers differently), hashed (the extra body may hold anything). The URL is the
-    masked one: a new password or `api-version` value is the same server. One definition for
-    a reload, a restart's recall and a follower: the recall and the follower compared the
-    model and URL only, and brought a server whose `extra_body` a reload had changed back
-    under its predecessor's gates (found in re-review)."""
-    url = masked_url(settings.base_url) if settings.base_url else None
-    what = [settings.kind, url, settings.model, settings.extra_body]
-    # the config made extra_body JSON (`Backend._as_json`): orjson writes all of it
-    text = orjson.dumps(what, option=orjson.OPT_SORT_KEYS)
-    return hashlib.blake2b(text, digest_size=8).hexdigest()
-
-
-def same_server(ran: BackendSettings, now: BackendSettings) -> bool:
-    """Whether a round asked with the settings `ran` measured the backend `now` is. A reload
-    that changed its kind, URL, model or extra body points the name at another server, whose
-    results start over; one that changed its timeouts, price or tier does not, and its gates
-    stay."""
-    return fingerprint(ran) == fingerprint(now)
 
 
 def repointed(old: Sequence[BackendSettings], new: Sequence[BackendSettings]) -> list[str]:

@@ -27,9 +27,10 @@ import threading
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from router.canary_judge import fingerprint, server
+from router.canary_judge import server
 from router.canary_rows import RowSink, unix
 from router.config import Backend as BackendSettings
+from router.server_identity import fingerprint
 
 
 def router_name(listen: str) -> str:

@@ -113,12 +113,13 @@ class Capacity:
         return found
 
     def forget(self, backend: str) -> None:
-        """What was learned about a backend a reload changed or removed, its load too: the
-        calls still running there run on the old server (or under the old settings), and
-        counted on, they kept a re-pointed backend full, its live traffic going to the
-        cloud, until they ended. Their ends leave the new count alone: attempts on a backend
-        a reload retired are not reported (`Dispatcher.judges`), and a replay gives its
-        slot back to the `Load` it took (`replay_started`)."""
+        """What was learned about a backend a reload removed or pointed at another server,
+        its load too: the calls still running there run on the old server, and counted on,
+        they kept a re-pointed backend full, its live traffic going to the cloud, until they
+        ended. Their ends leave the new count alone: attempts on the old server are not
+        reported (`Retirement.elsewhere`), and a replay gives its slot back to the `Load` it
+        took (`replay_started`). A reload that changed other settings forgets nothing: the
+        calls running there are the same server's load (`Resilience.reloaded`)."""
         self.loads.pop(backend, None)
 
     def attempt_started(self, backend: str, tier: str) -> None:

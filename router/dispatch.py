@@ -47,8 +47,8 @@ log = logging.getLogger("smf_router")
 
 class AttemptObserver(Protocol):
     """Told about attempts: observers (metrics) about every one; judges (the health tracker,
-    resilience's in-flight counts) only about those on a backend no reload has retired
-    since, which is all of theirs a reload starts over (`Resilience.reloaded`)."""
+    resilience's in-flight counts) not about those on a server a reload moved the backend's
+    name away from (`Retirement.elsewhere`), whose state it starts over (`Resilience.reloaded`)."""
 
     def attempt_started(self, backend: str, tier: str) -> None: ...
 
@@ -168,11 +168,11 @@ class Dispatcher:
     def _asked_to_wait(self, backend: Backend, error: UpstreamError) -> None:
         """A 429 whose `Retry-After` is longer than the backend's `retry_after_max_s` is not
         slept out: this request moves on, and the listeners hear of the wait, for the next
-        requests to pass the backend by until it ends. One on a backend a reload retired is
-        the old server's, as for the judges. A 429 naming no wait names none to keep."""
+        requests to pass the backend by until it ends. One on a server a reload moved the name
+        away from is the old server's, as for the judges. A 429 naming no wait names none."""
         limit = backend.settings.retry_after_max_s
         wait = error.retry_after if isinstance(error, RateLimited) else None
-        if wait is None or wait <= limit or self.retirement.is_retired(backend):
+        if wait is None or wait <= limit or self.retirement.elsewhere(backend):
             return
         for listener in self.waits:
             listener(backend.settings.name, wait)
@@ -353,7 +353,7 @@ class Dispatcher:
         self.retirement.started(backend)
         for observer in self.observers:
             observer.attempt_started(attempt.backend, attempt.tier)
-        if self.judges and not self.retirement.is_retired(backend):
+        if self.judges and not self.retirement.elsewhere(backend):
             for judge in self.judges:
                 judge.attempt_started(attempt.backend, attempt.tier)
 
@@ -368,7 +368,7 @@ class Dispatcher:
         )
         for observer in self.observers:
             observer.attempt_finished(name, tier, outcome, kind)
-        if self.judges and not self.retirement.is_retired(backend):
+        if self.judges and not self.retirement.elsewhere(backend):
             for judge in self.judges:
                 judge.attempt_finished(name, tier, outcome, blame or kind)
         self.retirement.finished(backend)  # last: a retired backend may close now

@@ -19,7 +19,8 @@ restart. The canary and the shadow read the running config and backends on each 
 address others reach says NO AUTH, as a start does (`router.open_listener`).
 The reply lists the warnings the log gives (`Config.warnings`, NO AUTH, and SANDBOX when a
 feature runs model-written code, as a start says: `router.sandbox_layers`): a deploy script
-calling the endpoint saw none of them. The status section keeps the last attempt, from
+calling the endpoint saw none of them. It and the log line say what changed, by name
+(`router.reload_outcome`). The status section keeps the last attempt, from
 either source: a SIGHUP (`systemctl reload`) has no one to answer, and a refused file
 showed only in the journal. So do two gauges, as Prometheus has for its own config
 (`smf_router_config_last_reload_successful`, `..._success_timestamp_seconds`): a refused
@@ -50,7 +51,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import APIRouter, Request
 
 from router import backends as backend_factory
-from router import canary, open_listener, resilience, sandbox_layers, shadow
+from router import open_listener, sandbox_layers, shadow
 from router.api.headers import request_headers
 from router.auth import Authenticator
 from router.backends.base import Backend
@@ -59,58 +60,18 @@ from router.dispatch import Dispatcher
 from router.errors import BadRequest
 from router.gateway import Gateway
 from router.pricing import Pricer
+from router.reload_outcome import Outcome, describe
 
 if TYPE_CHECKING:
     from router.components import Components
 
 log = logging.getLogger("smf_router.reload")
 
-RESTART_SECTIONS = ("ledger", "server")
-# Settings each feature reads once at start (it owns the list); a change is reported.
-READ_AT_START = {
-    "resilience": resilience.READ_AT_START,
-    "canary": canary.READ_AT_START,
-}
 CLOSE_MARGIN_S = 5.0  # beyond `total_s`: the least a retired backend stays open
 
 
 class ConfigRejected(BadRequest):
     code = "invalid_config"
-
-
-@dataclass(frozen=True, slots=True)
-class Outcome:
-    ok: bool
-    message: str
-    added: tuple[str, ...] = ()
-    removed: tuple[str, ...] = ()
-    changed: tuple[str, ...] = ()
-    restart_needed: tuple[str, ...] = ()
-    warnings: tuple[str, ...] = ()  # as logged: names of backends and variables, no values
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "status": "reloaded" if self.ok else "rejected",
-            "message": self.message,
-            "backends": {
-                "added": list(self.added),
-                "removed": list(self.removed),
-                "changed": list(self.changed),
-            },
-            "restart_needed": list(self.restart_needed),
-            "warnings": list(self.warnings),
-        }
-
-    def as_last(self, at: datetime) -> dict[str, Any]:
-        """The status section's `last`: whether it applied, not why it did not. Status
-        answers any caller's key, and a refusal's reason, like the warnings, names the
-        variables that hold backends' keys, the operator's business (`Backend.key_hint`):
-        it is in the log and in the admin's reply (POST the reload to read it again)."""
-        return {
-            "at": at.isoformat(timespec="milliseconds").replace("+00:00", "Z"),
-            "ok": self.ok,
-            "restart_needed": list(self.restart_needed),
-        }
 
 
 @dataclass
@@ -240,7 +201,7 @@ class Reloader:
         shadowing = any(isinstance(sink, shadow.Shadow) for sink in old.call_sinks)
         if self.started is None:
             self.started = parts.config
-        outcome = _describe(self.started, config, parts.backends, backends, shadowing)
+        outcome = describe(self.started, parts.config, config, parts.backends, backends, shadowing)
         # The swap itself: no await from here to the end.
         parts.config, parts.backends, parts.gateway, parts.auth = config, backends, gateway, auth
         if pricing is not None:
@@ -255,6 +216,7 @@ class Reloader:
         for backend in retired:
             grace = backend.settings.timeouts.total_s + CLOSE_MARGIN_S
             dispatcher.retirement.retire(backend, grace, cap)
+        dispatcher.retirement.moved(backends)  # as resilience's hook forgets (`reloaded`)
         return outcome
 
     async def close(self) -> None:
@@ -299,45 +261,6 @@ def _warm_pricer(config: Config) -> Pricer:
             with contextlib.suppress(KeyError):
                 pricer.rates(backend)
     return pricer
-
-
-def _describe(
-    started: Config,
-    after: Config,
-    old: dict[str, Backend],
-    new: dict[str, Backend],
-    shadowing: bool,
-) -> Outcome:
-    """`started`: the config restart-only settings still run with. Comparing with the last
-    reloaded file instead said "restart needed" for a change already reverted, and nothing
-    for one still pending."""
-    added = tuple(n for n in new if n not in old)
-    removed = tuple(n for n in old if n not in new)
-    changed = tuple(n for n in new if n in old and new[n] is not old[n])
-    restart = tuple(s for s in RESTART_SECTIONS if _at_start(started, s) != _at_start(after, s))
-    restart += tuple(
-        f"{section}.{key}"
-        for section, keys in READ_AT_START.items()
-        for key in keys
-        if getattr(getattr(started, section), key) != getattr(getattr(after, section), key)
-    )
-    if not shadowing and shadow.wanted(after):
-        restart += ("shadow.rates",)  # installed at start only when some rate was set
-    message = (
-        f"{len(new)} backend(s); added {list(added)}, removed {list(removed)}, "
-        f"changed {list(changed)}"
-    )
-    if restart:
-        message += f"; needs a restart to apply: {', '.join(restart)}"
-    return Outcome(True, message, added, removed, changed, restart)
-
-
-def _at_start(config: Config, section: str) -> Any:
-    """A restart-only section as read at start: the body limit and the browser origins and
-    hosts are read per request."""
-    value = getattr(config, section)
-    per_request = {"max_body_bytes": 0, "allowed_origins": [], "allowed_hosts": []}
-    return value.model_copy(update=per_request) if section == "server" else value
 
 
 # One reloader per running components (a process may build several in tests); the entry

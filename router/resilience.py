@@ -2,7 +2,7 @@
 
 `Resilience` is the gateway's state source, a record sink (service times and sticky
 conversations) and, with its `Health`, an attempt judge: both are told only of attempts on
-backends no reload has retired since they started, for circuit breaking and for in-flight
+the server each backend's name points at now, for circuit breaking and for in-flight
 counts (its `Capacity` also counts the router's own calls, which take the same slots).
 Its one background job probes backends and polls vLLM's `/metrics`; a bug in one round of
 either is logged and the next round runs, as in every background loop of the router. It
@@ -38,6 +38,7 @@ from router.probe import can_probe, probe
 from router.record import Record
 from router.resilience_status import backend_status, rate_limit_waits
 from router.served_model import ServedModels
+from router.server_identity import same_server
 from router.sticky import StickyTable
 
 if TYPE_CHECKING:
@@ -329,37 +330,44 @@ class Resilience:
         return name in self.components.config.backend_names
 
     def _current(self, settings: BackendSettings) -> bool:
-        """Whether `settings` are still the running config's: a reload during a probe or poll
-        may have removed or re-pointed the backend, and its answer must not come back. Equal,
-        not the same object: a reload parses anew, and an unchanged backend keeps its state
-        (a probe's claimed trial must still end)."""
-        return any(b == settings for b in self.components.config.backends)
+        """Whether the backend `settings` were read from is still that server: a reload during a
+        probe or poll may have removed it or pointed it elsewhere, and its answer must not come
+        back. Other changes keep its state (`reloaded`): a probe's claimed trial must end."""
+        now = next((b for b in self.components.config.backends if b.name == settings.name), None)
+        return now is not None and same_server(settings, now)
 
     def reloaded(self, config: Config) -> Callable[[], None]:
-        """A reload hook. A backend whose settings changed may be another server now, and
-        one that left must stop showing: what was learned about either starts over (its
-        breaker, polled load and context window, sticky conversations, state gauges), and
-        the sticky table takes its new size and TTL. Without this the old server's window
-        held for up to `models_refresh_s` and a removed backend's `up=0` fired alerts."""
+        """A reload hook. A backend removed or pointed at another server (`same_server`)
+        starts over: its breaker and 429 wait, load, window, sticky conversations and gauges
+        were the old server's. One with other changes (timeouts, `max_concurrency`, tier) is
+        the same server, as busy and as well: it keeps them, its attempts still counting
+        (`Retirement.elsewhere`); started over, a cap lowered from 6 to 3 under six streams
+        read 0 in flight and took three more (found in review). Either's probe timing and
+        gauges start anew (a health path or tier may be new); the sticky table takes its
+        new size and TTL. Kept, a removed backend's `up=0` fired alerts."""
         old = {b.name: b for b in self.components.config.backends}
         new = {b.name: b for b in config.backends}
         stale = [name for name, settings in old.items() if new.get(name) != settings]
+        moved = [name for name in stale if name not in new or not same_server(old[name], new[name])]
         added = [name for name in new if name not in old]
         rs = config.resilience
 
         def apply() -> None:
             metrics = self.components.metrics
             for name in stale:
+                self._next_probe.pop(name, None)
+                self._health_path_known.pop(name, None)
+                metrics.forget_backend(name, removed=name not in new)
+                if name not in moved:
+                    self._show_state(name)  # its own circuit, under its new tier
+            for name in moved:
                 self.health.forget(name)
                 self.capacity.forget(name)
                 self.table.forget_backend(name)
-                self._next_probe.pop(name, None)
-                self._health_path_known.pop(name, None)
                 self.served_models.forget(name, removed=name not in new)
-                metrics.forget_backend(name, removed=name not in new)
             # A new breaker starts closed, and says so at once, as at start: an added backend
             # had no `backend_up` series until its circuit first moved.
-            for name in [*stale, *added]:
+            for name in [*moved, *added]:
                 if name in new:
                     metrics.backend_state(name, new[name].tier, True, "closed")
             self.table.resize(rs.sticky_ttl_s, rs.sticky_max_entries)

@@ -8,11 +8,16 @@ object, and a retired one is closed when its last attempt ends, though not befor
 grace its requests from before the reload always had (shadow and canary jobs send without
 the dispatcher), and at the latest at a cap (an attempt count that never came down).
 
-Attempts on a retired backend no longer judge the health of the backend that bears its
-name now (`Dispatcher.judges`): failures of a server the reload moved away from opened the
+Attempts on a retired backend whose name the reload removed or pointed at another server
+(`router.server_identity`) no longer judge the health of the backend that bears its name
+now (`Dispatcher.judges`): failures of a server the reload moved away from opened the
 circuit of the new one, nor count in its load: the old server's streams kept a re-pointed
-backend full. Retired is for good, closed or not: a request from before the
-reload may still fall back onto the backend after its grace.
+backend full. Those of one retired for any other change (a timeout, its concurrency, a
+header) still do: they run on the server the name still points at, whose load and circuit
+resilience keeps, and uncounted, a reload that lowered `max_concurrency` from 6 to 3 under
+six streams sent three more to a backend capped at 3 (found in review). Retired is for
+good, closed or not: a request from before the reload may still fall back onto the backend
+after its grace; and so is elsewhere (`moved`), even if a later reload points the name back.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import weakref
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from router.backends.base import Backend
+from router.server_identity import same_server
 
 log = logging.getLogger("smf_router.reload")
 
@@ -41,6 +48,8 @@ class Retirement:
         self._retiring: dict[Backend, _Retiring] = {}
         # Weak: the backend goes when the last gateway that names it goes, and with it this.
         self._retired: weakref.WeakSet[Backend] = weakref.WeakSet()
+        # Retired ones on a server no running backend is: their attempts judge nothing.
+        self._elsewhere: weakref.WeakSet[Backend] = weakref.WeakSet()
         self._closing: set[asyncio.Task[None]] = set()
 
     def __len__(self) -> int:
@@ -60,8 +69,22 @@ class Retirement:
         if retiring is not None and retiring.grace_over:
             self._close(backend)
 
-    def is_retired(self, backend: Backend) -> bool:
-        return backend in self._retired
+    def elsewhere(self, backend: Backend) -> bool:
+        """Whether attempts on `backend` run on a server that no running backend of its name
+        is (`moved`): the old server's, which judge nothing of the new one."""
+        return backend in self._elsewhere
+
+    def moved(self, running: Mapping[str, Backend]) -> None:
+        """After a reload's swap: each retired backend whose name `running` no longer has, or
+        gives to another server, is elsewhere from now on. All of them, not only those this
+        reload retired: one retired earlier for a new timeout is on the server a second
+        reload may move the name away from."""
+        for backend in list(self._retired):
+            if backend in self._elsewhere:
+                continue
+            now = running.get(backend.settings.name)
+            if now is None or not same_server(backend.settings, now.settings):
+                self._elsewhere.add(backend)
 
     def retire(self, backend: Backend, grace_s: float, cap_s: float) -> None:
         """`backend` takes no new work from new requests: its idle connections go now; it
