@@ -19,7 +19,8 @@ Told by Aider's exact wordings (base_prompts.py and the prompts of its ask, arch
 context and help modes): the examples by their closing message, among the first
 `EXAMPLES_WITHIN` messages; a pair by its user message's start, or the whole of a note, with
 an assistant message after it (the pair's reply). A user's message never has Aider's reply
-after it, so the latest ask is never one of these.
+after it, so the current message is never one of these; the latest ask is found past them
+when Aider's reflections follow it (below), the files and the note of a commit between.
 
 Its edit format's reminder (`system_reminder` in `wholefile_prompts.py`,
 `editblock_prompts.py`, `udiff_prompts.py`, `patch_prompts.py`, which its editor, fenced and
@@ -32,10 +33,19 @@ later ones, whose history holds that ask without it: the first turn's pin did no
 lines, fixed for each format; what follows them varies with Aider's fences, languages and
 settings, and is cut to the end, since Aider writes nothing after it. A user's message that
 ends with a copy of those lines after a blank line is cut there too, a kept trade-off.
+
+Its ask and context modes append a reminder too ("Reply in English.", "NEVER RETURN
+CODE!"), which ends their system prompt as well: read with it, "Reply in English." was a
+constraint of the ask's (a short story `coding`), and a session's first request was keyed
+apart from its later ones (found in review). Its words are anyone's, so it is cut only when
+the system prompt ends with the same (`without_mode_reminder`). And when a reply's edits
+fail, Aider sends its own text as the next user message (its reflections, `reflected`),
+which the classifier reads as no ask (`classifier.harness`), as Cline's nag to use a tool.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from itertools import islice
 from typing import Any
@@ -64,13 +74,21 @@ PAIR_OPENINGS = (
     "These are some files we have been discussing that we may want to edit after you answer",
     # none added, with a repository map
     "Don't try and edit any existing code without asking me to add the files to the chat!\n",
+    # the note on a reply's edits, committed, after the session's history
+    # (`files_content_gpt_edits`, which `move_back_cur_messages` pairs with "Ok.")
+    "I committed the changes with git hash ",
 )
-# The notes that none are added, each a pair's whole user message (editing, ask, help modes)
+# Each a pair's whole user message: the notes that none are added (editing, ask, help
+# modes), then the other notes on a reply's edits (`files_content_gpt_edits_no_repo`,
+# `files_content_local_edits`, `files_content_gpt_no_edits`)
 PAIR_NOTES = frozenset(
     {
         "I am not sharing any files that you can edit yet.",
         "I am not sharing the full contents of any files with you yet.",
         "I am not sharing any files with you.",
+        "I updated the files.",
+        "I edited the files myself.",
+        "I didn't see any properly formatted edits in your reply?!",
     }
 )
 # The caption of each image or PDF in a pair of images (`get_images_message`)
@@ -90,6 +108,67 @@ REMINDER_OPENINGS = (
 # How far from a text's end a reminder's opening is looked for: the longest (`patch`, with
 # its notes on shell commands and renames) is some 4,000 characters
 REMINDER_WITHIN = 8192
+# The ask and context modes' reminders, which Aider appends to the current message as it
+# does an edit format's, and also ends its system prompt with (`format_chat_chunks`:
+# `main_sys += "\n" + reminder`). The ask mode's is its `final_reminders`
+# (`ask_prompts.py`: `system_reminder = "{final_reminders}"`), which `fmt_system_prompt`
+# (`base_coder.py`) joins with blank lines from the model's lazy and overeager prompts
+# (`base_prompts.py`), each when the model's settings ask for it, and "Reply in
+# <language>.\n" when Aider finds the user's language (nothing at all when none of them:
+# only the blank line, white space); the context mode's is "\nNEVER RETURN CODE!\n"
+# (`context_prompts.py`). The architect and help modes have none.
+LAZY_PROMPT = (
+    "You are diligent and tireless!\nYou NEVER leave comments describing code without"
+    " implementing it!\nYou always COMPLETELY IMPLEMENT the needed code!\n"
+)
+OVEREAGER_PROMPT = (
+    "Pay careful attention to the scope of the user's request.\nDo what they ask, but no"
+    " more.\nDo not improve, comment, fix or modify unrelated parts of the code in any way!\n"
+)
+CONTEXT_REMINDER = "\nNEVER RETURN CODE!\n"
+_LAZY, _OVEREAGER = re.escape(LAZY_PROMPT), re.escape(OVEREAGER_PROMPT)
+_MODE_REMINDER = re.compile(
+    rf"\n\n((?:{_LAZY}\n\n)?(?:{_OVEREAGER}\n\n)?Reply in [^\n]{{1,64}}\.\n"
+    rf"|{_LAZY}(?:\n\n{_OVEREAGER})?|{_OVEREAGER}|{re.escape(CONTEXT_REMINDER)})\Z"
+)
+# How far from a text's end a mode's reminder is looked for: all three parts, some 400
+MODE_REMINDER_WITHIN = 1024
+# Aider's reflections: when a reply's edits fail, it names files the user then lets Aider
+# add, or lint or tests fail after its edits, Aider sends a text of its own as the next
+# user message (`reflected_message`, `run_one` in `base_coder.py`), the current message's
+# reminder after it, and its history keeps them. Read as the ask, "No filename provided
+# before ``` in file listing" made a session's short story `coding` (found in review). Each
+# is told by its fixed start, and runs to the text's end:
+_FENCE = r"(?:`{3,4}|<(?:source|code|pre|codeblock|sourcecode)>)"  # `all_fences`' openings
+REFLECTION_STARTS = (
+    # `diff` edits that matched nothing (`EditBlockCoder.apply_edits`)
+    r"# \d{1,4} SEARCH/REPLACE blocks? failed to match!\n",
+    # `udiff` hunks that did not apply (`no_match_error`, `not_unique_error`, udiff_coder.py)
+    r"UnifiedDiff(?:NoMatch|NotUnique): hunk failed to apply!\n",
+    # a `patch` that did not parse (`PatchCoder.get_edits`)
+    r"(?:Error parsing patch content|Unexpected error parsing patch): ",
+    # files the reply named, added (`check_for_file_mentions`: `added_files`, prompts.py)
+    r"I added these files to the chat: [^\n]*\nLet me know if there are others we should add\.",
+    # lint errors in the edited files (`Linter.lint`, linter.py)
+    r"# Fix any errors below, if possible\.\n",
+    # a failing test command and its output (`cmd_test`: `run_output`, prompts.py), as
+    # after a `/run` whose output the user adds
+    r"I ran this command:\n\n(?s:.{1,4096}?)\n\nAnd got this output:\n",
+    # the context mode's, once it has added the files its reply named (`try_again`)
+    r"I have updated the set of files added to the chat\.\nReview them to decide if this is",
+)
+# ...or is the whole text: a `whole` reply's file listing with no file name
+# (`WholeFileCoder.get_edits`)...
+REFLECTION_WHOLE = rf"No filename provided before {_FENCE} in file listing"
+# ...or ends it: a `diff` reply that did not parse, up to where it went wrong, then the
+# error (`find_original_update_blocks`: `missing_filename_err`, `DIVIDER_ERR`...)
+REFLECTION_END = (
+    r"\n\^\^\^ (?:Expected `=======`|Expected `>>>>>>> REPLACE` or `=======`|Bad/missing"
+    rf" filename\. The filename must be alone on the line before the opening fence {_FENCE})"
+)
+_REFLECTION_START = re.compile(r"\s{0,64}(?:" + "|".join(REFLECTION_STARTS) + ")")
+_REFLECTION_WHOLE = re.compile(rf"\s{{0,64}}{REFLECTION_WHOLE}\s{{0,64}}")
+_REFLECTION_END = re.compile(rf"{REFLECTION_END}\s{{0,64}}\Z")
 _NOTE_CHARS = max(map(len, PAIR_NOTES))  # a longer text is none: not hashed to find out
 _PARTS = 64  # the parts of a message of images looked at, at most
 
@@ -136,6 +215,37 @@ def without_reminder(text: str) -> str:
     (`router.request.conversation_key`)."""
     end = before_reminder(text, 0, len(text))
     return text if end == len(text) else text[:end]
+
+
+def without_mode_reminder(message: object, messages: Sequence[Any]) -> object:
+    """The content of `message`, the current message of `messages`, without the reminder of
+    Aider's ask or context mode (`_MODE_REMINDER`, after a blank line, within the last
+    `MODE_REMINDER_WITHIN` characters) when the system prompt, the first of `messages` and
+    not `message` itself, ends with the same reminder: Aider's, which writes it to both. Its
+    words ("Reply in English.") a client's own may end with, and only there are they cut. Any
+    other content as it is."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, str) or not messages or messages[0] is message:
+        return content
+    found = _MODE_REMINDER.search(content, max(0, len(content) - MODE_REMINDER_WITHIN))
+    system = _text(messages[0])
+    if found is None or not isinstance(system, str) or not system.endswith("\n" + found[1]):
+        return content
+    return content[: found.start()]
+
+
+def reflected(text: str, start: int, end: int) -> bool:
+    """Whether `text[start:end]` (past an agent's blocks, before Aider's reminder) is one of
+    Aider's reflections, none of the user's words: it starts with one of
+    `REFLECTION_STARTS`, is `REFLECTION_WHOLE` or ends with `REFLECTION_END` (looked for in
+    its last 256 characters). A user's text that starts with one of those starts, or ends
+    with that error, is read as Aider's too, as the Stop hook's notice is
+    (`classifier.harness`): nothing tells a pasted one from Aider's."""
+    return bool(
+        _REFLECTION_START.match(text, start, end)
+        or _REFLECTION_WHOLE.fullmatch(text, start, end)
+        or _REFLECTION_END.search(text, max(start, end - 256), end)
+    )
 
 
 def _at(messages: Sequence[Any], index: int) -> object:

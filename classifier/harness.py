@@ -11,7 +11,8 @@ user's words inside Cline's and Roo Code's own texts (a reply in their tags, a t
 after a tool ran) are found by `classifier.replies`, a message typed while Claude Code
 worked, in its texts, by `classifier.queued`, the messages of an agent team's sessions by
 `classifier.teammates`, Claude Code's "Tool loaded." ending a turn by `classifier.boundary`,
-and Aider's own messages (and its reminder ending the current one) by `classifier.aider`.
+and Aider's own messages (its reminder ending the current one, and its reflections: an
+edit's failure, lint errors) by `classifier.aider`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
@@ -33,7 +34,7 @@ from collections.abc import Mapping, Sequence
 from itertools import pairwise
 
 from classifier import teammates
-from classifier.aider import before_reminder
+from classifier.aider import before_reminder, reflected
 from classifier.boundary import before_boundary
 from classifier.queued import queued_after
 from classifier.replies import (
@@ -270,7 +271,7 @@ def _words(text: str, following: str = "") -> str:
         return _resumed(text, past, end, closed)
     if (words := reply(text, start, end, closed)) is not None:
         return words
-    if _noticed(text, start):
+    if _noticed(text, start) or reflected(text, start, end):
         return ""
     if start == 0 and end == len(text):
         return text

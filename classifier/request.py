@@ -147,9 +147,10 @@ class _Asks(NamedTuple):
 
 
 def _user_messages(messages: list[Any]) -> _Asks:
-    """The first and the latest user message that asks (`_asks`), scanning a bounded number
-    from each end, and whether a tool result is the last message (user messages that ask
-    nothing after it aside: a reminder or an image beside a tool result follows it as one).
+    """The first and the latest user message that asks (`_asks`) and is not one of Aider's
+    pairs (`classifier.aider.is_pair`), scanning a bounded number from each end, and whether
+    a tool result is the last message (user messages that ask nothing after it aside: a
+    reminder or an image beside a tool result follows it as one).
     The first sits near the start (`first_ask`); the latest may be far back behind a tool
     loop, so only each message's role is read on the way (`islice`: no copy of the list),
     and a user message's content only for the first `SCAN_MESSAGES` that ask nothing."""
@@ -157,9 +158,11 @@ def _user_messages(messages: list[Any]) -> _Asks:
     after_tool: bool | None = None
     passed = 0
     harness = False
-    for message in islice(reversed(messages), SCAN_ROLES):
+    last = len(messages) - 1
+    for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
-            if _asks(message):
+            # past Aider's reflections, its pairs may come before the latest ask
+            if not aider.is_pair(messages, last - back) and _asks(message):
                 latest = message
                 break
             harness = harness or _has_text(message)
@@ -293,7 +296,9 @@ def view(body: object) -> RequestView:
     asks = _user_messages(messages)
     latest, latest_cut = "", False
     if isinstance(asks.latest, dict):
-        latest, latest_cut = _read(asks.latest.get("content"))
+        content = aider.without_mode_reminder(asks.latest, messages)
+        latest, latest_cut = _read(content)
+        latest_cut = latest_cut or content is not asks.latest.get("content")
     first, first_cut = "", False  # the first user message, unless it is the latest
     if asks.first is not asks.latest and isinstance(asks.first, dict):
         first, first_cut = _read(asks.first.get("content"))

@@ -13,7 +13,7 @@ from typing import Any
 
 import orjson
 
-from classifier.aider import without_reminder
+from classifier.aider import without_mode_reminder, without_reminder
 from classifier.request import first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
@@ -277,7 +277,10 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
     (found in review). Its edit format's reminder, after the current message, is left out
-    (`classifier.aider.without_reminder`): the first request's first ask is the later ones'."""
+    (`classifier.aider.without_reminder`), and so is its ask or context mode's
+    (`without_mode_reminder`), and white space at the end (the cut leaves a blank line's
+    break, the ask mode's empty reminder a blank line): the first request's first ask is the
+    later ones'."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -299,9 +302,10 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
             first = first_ask(messages) or message
             break
     if isinstance(first, dict):  # without Aider's reminder, as the session's later requests
-        content = first.get("content")
-        content = without_reminder(content) if isinstance(content, str) else str(content)
-        _hash_part(digest, content[:2048])
+        content = without_mode_reminder(first, messages)
+        if isinstance(content, str):
+            content = without_reminder(content).rstrip()
+        _hash_part(digest, str(content)[:2048])
     return digest.hexdigest()
 
 

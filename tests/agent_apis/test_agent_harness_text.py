@@ -27,11 +27,13 @@ from tests.agent_shapes import (
     LOCAL_STDOUT,
     QUEUED_OLDER,
     RECALLED,
+    REFLECTIONS,
     RESUMPTION,
     SHELL_NOTIFICATION,
     TODO_REMINDER,
     WORKSPACE,
     aider_body,
+    aider_reflection,
     claude_code_body,
     cline_task,
     codex_body,
@@ -292,3 +294,22 @@ def test_aiders_reminder_after_the_current_message_is_not_the_ask(proxy: Running
     assert plan["classifier"]["model_intent"] == "prose"
     assert plan["classifier"]["top_intents"] == expected["classifier"]["top_intents"]
     assert plan["classifier"]["read"]["latest_chars"] == len(SONNET)
+
+
+@pytest.mark.parametrize("mode", ["ask", "context"])
+def test_aiders_mode_reminders_and_reflections_are_not_the_ask(
+    proxy: RunningRouter, mode: str
+) -> None:
+    """In `/ask` and `/context` mode Aider appends "Reply in English.\n" or "\nNEVER RETURN
+    CODE!\n" to the current message (a short story was coding 0.61, found in review), and
+    when a reply's edits fail it sends its own error as the next user message ("No filename
+    provided before ``` in file listing"). Each is read as the ask alone."""
+    story = "Write a short story about a lighthouse keeper"
+    body = aider_body(story, None, mode)
+    plain = {**body, "messages": [*body["messages"][:-1], {"role": "user", "content": story}]}
+    served_as_plain(proxy, body, plain)
+    assert explained(proxy, "chat", body)["classifier"]["model_intent"] == "prose"
+    edit_mode, failure = REFLECTIONS["no filename"]
+    reflected = explained(proxy, "chat", aider_reflection(story, [failure], edit_mode))
+    assert reflected["classifier"]["read"]["latest_chars"] == len(story)
+    assert reflected["classifier"]["model_intent"] == "prose"

@@ -12,7 +12,7 @@ wrappers, as the agents send them.
 
 from __future__ import annotations
 
-from tests.agent_shapes.aider import aider_body
+from tests.agent_shapes.aider import REFLECTIONS, aider_body, aider_reflection
 from tests.agent_shapes.claude_code import (
     AGENT_NOTIFICATION,
     CLAUDE_CODE_SYSTEM,
@@ -105,6 +105,7 @@ __all__ = [
     "QUEUED_NEWER",
     "QUEUED_OLDER",
     "RECALLED",
+    "REFLECTIONS",
     "RESUMPTION",
     "SHELL_NOTIFICATION",
     "TODO_REMINDER",
@@ -112,6 +113,7 @@ __all__ = [
     "TOOL_REFERENCE",
     "WORKSPACE",
     "aider_body",
+    "aider_reflection",
     "claude_code_body",
     "cline_answer",
     "cline_feedback",

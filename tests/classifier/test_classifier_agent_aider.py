@@ -23,7 +23,14 @@ from tests.agent_shapes import (
     openhands_body,
     openhands_user,
 )
-from tests.agent_shapes.aider import EXAMPLES_END, NO_FILES, WHOLE_REMINDER
+from tests.agent_shapes.aider import (
+    ASK_REMINDER,
+    EXAMPLES_END,
+    NO_FILES,
+    REFLECTIONS,
+    WHOLE_REMINDER,
+    aider_reflection,
+)
 
 VERBOSE = "add a --verbose flag to app/cli.py"
 FAIL = "now the tests fail:\n\nE   NameError: name 'logging' is not defined"
@@ -120,3 +127,65 @@ def test_a_users_text_that_quotes_aiders_reminder_is_read() -> None:
     assert own_words(far) is far
     after_one_break = f"{SONNET}\n{opening}"
     assert own_words(after_one_break) is after_one_break
+
+
+STORY = "Write a short story about a lighthouse keeper"
+
+
+def bare(body: dict[str, Any], text: str) -> dict[str, Any]:
+    """`body` with `text` as its current message, without the reminder Aider appended."""
+    plain = {**body, "messages": list(body["messages"])}
+    plain["messages"][-1] = {"role": "user", "content": text}
+    return plain
+
+
+@pytest.mark.parametrize("mode", ["ask", "context"])
+@pytest.mark.parametrize("ask", [STORY, "what is 17*23"])
+def test_aiders_ask_and_context_reminders_are_not_the_ask(mode: str, ask: str) -> None:
+    """In `/ask` and `/context` mode Aider appends its mode's reminder to the current message
+    after a blank line ("Reply in English.\n", "\nNEVER RETURN CODE!\n"), as it ends its
+    system prompt: read with it, "Reply in English." was a constraint of the ask's (a short
+    story coding 0.61, "what is 17*23" instruction). The ask is read as without it."""
+    body = aider_body(ask, None, mode)
+    assert body["messages"][-1]["content"] != ask  # Aider's reminder after it
+    plain = bare(body, ask)
+    assert view(body).latest == ask
+    assert classify(body) == classify(plain)
+    assert explain(body)["top_intents"] == explain(plain)["top_intents"]
+    if ask == STORY:
+        assert explain(body)["model_intent"] == "prose"
+
+
+def test_reply_in_english_is_read_when_the_system_prompt_does_not_end_so() -> None:
+    """The ask mode's words are a client's too: they are cut only when the system prompt
+    (another message than the ask) ends with the same reminder, as Aider's does."""
+    asked = f"Translate 'bonne nuit'\n\n{ASK_REMINDER}"
+    other = {"messages": [{"role": "system", "content": "Be brief."}, *chat(asked)["messages"]]}
+    assert view(other).latest == asked
+    assert view(chat(asked)).latest == asked  # the one message, its own system prompt
+
+
+@pytest.mark.parametrize("name", sorted(REFLECTIONS))
+def test_aiders_reflections_are_not_the_ask(name: str) -> None:
+    """When a reply's edits fail (or it names files Aider then adds, or lint fails after its
+    edits), Aider sends its own text as the next user message, its mode's reminder after
+    it: "No filename provided before ``` in file listing" was read as the ask. The turn is
+    read from the user's last ask, as on the reply's own turn; after a commit too, with
+    Aider's note of it and its files between."""
+    mode, text = REFLECTIONS[name]
+    for committed in (False, True):
+        body = aider_reflection(STORY, [text], mode, committed)
+        assert view(body).latest == STORY
+        assert view(body).harness_cut
+        assert explain(body)["model_intent"] == "prose"
+        assert classify(body) == classify(aider_body(STORY, None, mode))
+    again = aider_reflection(STORY, [text, text], mode)  # the model failed twice
+    assert view(again).latest == STORY
+
+
+def test_a_users_words_that_quote_a_reflection_are_read() -> None:
+    """Only a text that starts like a reflection (or is one, or ends with a `diff` parse
+    error) is Aider's: a question that quotes one is the user's."""
+    quoted = "Why does Aider say 'No filename provided before ``` in file listing'?"
+    assert own_words(quoted) is quoted
+    assert view(aider_body(VERBOSE, quoted)).latest == quoted

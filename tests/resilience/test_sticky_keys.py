@@ -125,3 +125,21 @@ def test_an_aider_sessions_first_turn_pins_its_later_ones(
     assert served_by(proxy, ALICE, first["messages"]) == "cloud"
     assert explained_backend(proxy, ALICE, later) == ("cloud", "sticky")
     assert served_by(proxy, ALICE, later["messages"]) == "cloud"
+
+
+@pytest.mark.parametrize("mode", ["ask", "context", "diff-fenced"])
+def test_an_aider_sessions_first_turn_pins_its_later_ones_in_every_mode(
+    proxy: tuple[RunningRouter, Collect], mode: str
+) -> None:
+    """The ask and context modes append their own reminder ("Reply in English.\\n",
+    "\\nNEVER RETURN CODE!\\n"; the ask mode's only a blank line when Aider finds no
+    language), and `diff-fenced`'s reminder starts with a line break, which the cut left at
+    the ask's end: each keyed a session's first request apart from its later ones."""
+    first, later = aider_body(MATH, None, mode), aider_body(MATH, CODE, mode)
+    assert conversation_key(first, {}, "alice") == conversation_key(later, {}, "alice")
+    blank = {**first, "messages": [*first["messages"][:-1], {"role": "user", "content": MATH}]}
+    blank["messages"][-1]["content"] += "\n\n"  # no language, no lazy or overeager prompt
+    assert conversation_key(blank, {}, "alice") == conversation_key(later, {}, "alice")
+    assert served_by(proxy, ALICE, first["messages"]) == "cloud"
+    assert explained_backend(proxy, ALICE, later) == ("cloud", "sticky")
+    assert served_by(proxy, ALICE, later["messages"]) == "cloud"
