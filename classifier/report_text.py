@@ -46,11 +46,14 @@ HOW = """\
    and the nag for a tool use (Cline, Roo Code), `<info-msg>` (Goose), the workspace's
    context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
    `<EXTRA_INFO>`...), the edit format's reminder Aider appends to the current message
-   (`classifier/aider.py`), and the few others `classifier/harness.py` names, at the start
-   or end of a text are cut from it; a text an agent starts with a
+   (`classifier/aider.py`; its ask or context mode's, "Reply in English.", only when its
+   system prompt ends with the same), and the few others `classifier/harness.py` names, at
+   the start or end of a text are cut from it; a text an agent starts with a
    notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
    matched through its template's last sentence, after which words are read, also after a
-   first turn's `<task>`), or a tool's
+   first turn's `<task>`), one of Aider's reflections (its own text after a reply's edits
+   failed or lint failed: "No filename provided before ``` in file listing", "# 1
+   SEARCH/REPLACE block failed to match!"), or a tool's
    result that such a resumption follows in its turn, has no words; the tags
    an agent wraps the user's words in (Cline's `<task>`, a slash command's
    `<command-args>`, Claude Code's `<teammate-message>`, several in one text all read, and
@@ -65,8 +68,8 @@ HOW = """\
    most 64 such are passed over) nor the first; a tool result before it is still the last
    message. Nor is Aider's example conversation (to its "I switched to a new code base..."
    and "Ok.", among the first 16 messages) the first ask, nor one of its fixed pairs (the
-   repository map, the read-only and the added files, or a note that none are, with Aider's
-   reply after it: `classifier/aider.py`).
+   repository map, the read-only and the added files, or a note that none are, or a note of
+   its commit, with Aider's reply after it: `classifier/aider.py`) the first or the latest.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
