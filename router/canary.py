@@ -44,6 +44,7 @@ from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load, load_warnings
 from router import live
 from router.attempt_errors import Timeout, UpstreamError
+from router.backend_state import BackendState
 from router.backends import Backend, create
 from router.bug_log import BugLog
 from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
@@ -57,7 +58,7 @@ from router.config import Config, ConfigError
 from router.config_sections import CanarySettings
 from router.gating import GateBook
 from router.own_load import ReplayObserver, counted
-from router.policy import BackendState, context_window
+from router.policy import context_window
 from router.tracing import Tracing
 
 log = logging.getLogger("smf_router.canary")
@@ -221,14 +222,17 @@ class Canary:
             self._end.stop(why)
 
     def _skip_reason(self, backend: BackendSettings) -> str | None:
-        state = self.states().get(backend.name)
+        """Why the backend's round is skipped: it is away as live routing sees it
+        (`BackendState.away`; a waiting one asked anyway met the 429 on each case, adding to
+        the provider's count), or it is local and saturated, where its cases would queue
+        ahead of live requests (routing keeps a saturated backend last, not away; a cloud
+        one takes its few cases)."""
+        state = self.states().get(backend.name, BackendState())
         if backend.kind == "openai" and not backend.base_url:
             return "unsupported_kind"
-        if state is not None and state.circuit == "open":
-            return "circuit_open"
-        if state is not None and state.rate_limited_for_s is not None:
-            return "rate_limited"  # asked anyway, each case met the 429 and added to its count
-        if state is not None and backend.tier == "local" and state.saturated:
+        if (away := state.away()) is not None:
+            return away
+        if backend.tier == "local" and state.saturated:
             return "saturated"
         return None
 

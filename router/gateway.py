@@ -20,6 +20,7 @@ from router import blame
 from router import request as req
 from router import request_size as size
 from router.auth import Caller
+from router.backend_state import BackendState
 from router.backends.base import Backend
 from router.config import Config
 from router.dispatch import Call, Committed, Dispatcher
@@ -30,7 +31,6 @@ from router.errors import (
     internal_error,
 )
 from router.policy import (
-    BackendState,
     Demand,
     Plan,
     Target,

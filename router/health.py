@@ -18,7 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from router.policy import Circuit
+from router.backend_state import Circuit
 from router.silence import SILENT
 from router.upstream_errors import MAX_RETRY_AFTER_S
 

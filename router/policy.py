@@ -11,6 +11,8 @@ from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from classifier.intent import INTENTS, UNREAD, Intent
+from router.backend_state import BackendState
+from router.backend_state import Circuit as Circuit  # named here before it had a module
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api, Attempt
@@ -28,7 +30,6 @@ Mode = Literal["auto", "route", "backend"]
 RouteReason = Literal[
     "label", "below_min_confidence", "nothing_read", "forced_route", "forced_backend"
 ]
-Circuit = Literal["closed", "open", "half_open"]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
 # the stored response another backend holds.
@@ -83,26 +84,6 @@ class Demand:
     # The field naming a conversation stored on the server (`previous_response_id`,
     # `conversation`): no chat backend has it, translated or not
     server_state: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class BackendState:
-    """What is known about a backend right now (health, capacity, quality)."""
-
-    circuit: Circuit = "closed"
-    saturated: bool = False
-    context_window: int | None = None
-    gated_intents: frozenset[str] = frozenset()
-    # Its provider answers one choice whatever `n` asks (litellm drops the `n` of Anthropic,
-    # Bedrock, …): its adapter learns it once, when warmed (`one_choice_only` marks it)
-    one_choice_only: bool = False
-    # When it may serve again, in seconds from now (None: not known): its open circuit's next
-    # trial (`router.health`), and the end of its next canary round, which may reopen its gates
-    circuit_retry_in_s: float | None = None
-    gate_retry_in_s: float | None = None
-    # What is left of the wait its last long 429 asked for (`Health.asked_to_wait`): None
-    # when none runs. Passed by till then, its circuit closed as it is
-    rate_limited_for_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,11 +267,8 @@ def _unfit(
     # Last: a reason that outlasts the open circuit (a window, a gate) is the one told.
     # Checked first, the circuit hid a prompt too long for the window (503 "retry in 8 s",
     # then the 400) and a gate (its minutes told as the circuit's seconds; found in re-review).
-    if state.circuit == "open":
-        return "circuit_open"
-    if state.rate_limited_for_s is not None:
-        return "rate_limited"
-    return None
+    # Away (an open circuit, a 429's wait) as the canary and the shadow read it too.
+    return state.away()
 
 
 def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> float | None:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from evals.endpoint import window_of
+from router.backend_state import BackendState, Circuit
 from router.bug_log import BugLog
 from router.capacity import Capacity, metrics_url, poll_metrics, read_models
 from router.config import Backend as BackendSettings
@@ -33,7 +34,7 @@ from router.config import Config
 from router.config_sections import ResilienceSettings
 from router.gateway import States
 from router.health import BreakerPolicy, Health
-from router.policy import BackendState, Circuit, soonest
+from router.policy import soonest
 from router.probe import can_probe, probe
 from router.record import Record
 from router.resilience_status import backend_status, rate_limit_waits

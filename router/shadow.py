@@ -31,12 +31,12 @@ from typing import Any
 
 from evals.sandbox import run_python
 from router import live, sandbox_layers
+from router.backend_state import BackendState
 from router.backends.base import Backend
 from router.comparison import Executor, Reply
 from router.config import Config
 from router.dispatch import Call
 from router.own_load import ReplayObserver, Slot
-from router.policy import BackendState
 from router.record import Api, Record, ShadowDropReason
 from router.relay import Tally
 from router.shadow_queue import JobQueue, job_size

@@ -34,6 +34,7 @@ import orjson
 
 from evals.runner import sandbox_slots
 from router.attempt_errors import Rejected, Timeout, UpstreamError
+from router.backend_state import BackendState
 from router.backends.base import Backend
 from router.comparison import (
     Comparison,
@@ -47,7 +48,6 @@ from router.comparison import (
 from router.config import Config
 from router.config_sections import ShadowSettings
 from router.own_load import ReplayObserver, Slot
-from router.policy import BackendState
 from router.record import Record, ShadowDropReason, Usage
 from router.relay import usage_of
 from router.shadow_names import live_names, renamed_calls, renamed_tools

@@ -29,8 +29,8 @@ import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from router.backend_state import BackendState
 from router.config import Config
-from router.policy import BackendState
 from router.record import Record, ShadowDropReason
 from router.translate.pairing import native
 
@@ -178,9 +178,12 @@ def held_away(state: BackendState | None) -> ShadowDropReason | None:
     the `Retry-After` its 429 asked for (`rate_limited`, `Health.asked_to_wait`). Live
     routing passes such a backend by till the wait ends; replays went on calling the
     provider that asked to be left alone, at its price and against its limit (found in
-    review)."""
+    review). Away as routing reads it (`BackendState.away`), but for the counted reason:
+    the drop reasons, metric labels, name an open circuit `saturated` (no room for a
+    replay), and saturation, whatever the tier, comes first (a replay never queues)."""
     if state is None:
         return None
-    if state.saturated or state.circuit == "open":
+    away = state.away()
+    if state.saturated or away == "circuit_open":
         return "saturated"
-    return "rate_limited" if state.rate_limited_for_s is not None else None
+    return away

@@ -1,0 +1,50 @@
+"""What is known about a backend right now (`BackendState`), and whether it is away.
+
+Plain data the pure policy reads (`router.policy.plan`); resilience and the canary's gates
+make it (`router.resilience`, `router.canary_gates`). Live routing, the canary and the
+shadow each pass a backend by while it is away (`BackendState.away`): one question, asked
+in one place, so the three cannot come to disagree on what "away" means.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+Circuit = Literal["closed", "open", "half_open"]
+# Why a backend is away for a while, whatever the request: its circuit is open (a half-open
+# one takes its trial), or it waits out the `Retry-After` its 429 asked for
+Away = Literal["circuit_open", "rate_limited"]
+
+
+@dataclass(frozen=True, slots=True)
+class BackendState:
+    """What is known about a backend right now (health, capacity, quality)."""
+
+    circuit: Circuit = "closed"
+    saturated: bool = False
+    context_window: int | None = None
+    gated_intents: frozenset[str] = frozenset()
+    # Its provider answers one choice whatever `n` asks (litellm drops the `n` of Anthropic,
+    # Bedrock, …): its adapter learns it once, when warmed (`one_choice_only` marks it)
+    one_choice_only: bool = False
+    # When it may serve again, in seconds from now (None: not known): its open circuit's next
+    # trial (`router.health`), and the end of its next canary round, which may reopen its gates
+    circuit_retry_in_s: float | None = None
+    gate_retry_in_s: float | None = None
+    # What is left of the wait its last long 429 asked for (`Health.asked_to_wait`): None
+    # when none runs. Passed by till then, its circuit closed as it is
+    rate_limited_for_s: float | None = None
+
+    def away(self) -> Away | None:
+        """Why no call of any kind (a live attempt, a canary case, a shadow replay or judge
+        call) may go to the backend now, or None: its circuit is open, or it waits out a
+        429's `Retry-After`; an open circuit first, as every caller named it. Not what
+        depends on the request (a window, a gate of one intent) nor saturation, which each
+        caller weighs its own way: routing keeps a saturated backend last, the canary skips
+        a saturated local one, the shadow drops replays to any."""
+        if self.circuit == "open":
+            return "circuit_open"
+        if self.rate_limited_for_s is not None:
+            return "rate_limited"
+        return None
