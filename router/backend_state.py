@@ -12,9 +12,12 @@ from dataclasses import dataclass
 from typing import Literal
 
 Circuit = Literal["closed", "open", "half_open"]
+# What asked a backend's wait (`Health.asked_to_wait`): a 429's `Retry-After`, or an
+# overloaded backend's (a 503's or Anthropic's 529), longer than its `retry_after_max_s`
+Wait = Literal["rate_limited", "overloaded"]
 # Why a backend is away for a while, whatever the request: its circuit is open (a half-open
-# one takes its trial), or it waits out the `Retry-After` its 429 asked for
-Away = Literal["circuit_open", "rate_limited"]
+# one takes its trial), or it waits out a `Retry-After` it asked for
+Away = Literal["circuit_open", Wait]
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,16 +38,26 @@ class BackendState:
     # What is left of the wait its last long 429 asked for (`Health.asked_to_wait`): None
     # when none runs. Passed by till then, its circuit closed as it is
     rate_limited_for_s: float | None = None
+    # Likewise, of the wait its last long 503 (or 529) asked for: an overloaded backend
+    overloaded_for_s: float | None = None
 
     def away(self) -> Away | None:
         """Why no call of any kind (a live attempt, a canary case, a shadow replay or judge
-        call) may go to the backend now, or None: its circuit is open, or it waits out a
-        429's `Retry-After`; an open circuit first, as every caller named it. Not what
-        depends on the request (a window, a gate of one intent) nor saturation, which each
-        caller weighs its own way: routing keeps a saturated backend last, the canary skips
-        a saturated local one, the shadow drops replays to any."""
+        call) may go to the backend now, or None: its circuit is open, or it waits out the
+        `Retry-After` of a 429 or of a 503; an open circuit first, as every caller named
+        it. Not what depends on the request (a window, a gate of one intent) nor saturation,
+        which each caller weighs its own way: routing keeps a saturated backend last, the
+        canary skips a saturated local one, the shadow drops replays to any."""
         if self.circuit == "open":
             return "circuit_open"
         if self.rate_limited_for_s is not None:
             return "rate_limited"
+        if self.overloaded_for_s is not None:
+            return "overloaded"
         return None
+
+    def asked_wait_s(self) -> float | None:
+        """The later end of the waits it asked for (a 429's, a 503's), in seconds from now;
+        None when none runs: it serves nothing before then, whatever else holds it away."""
+        waits = [w for w in (self.rate_limited_for_s, self.overloaded_for_s) if w is not None]
+        return max(waits, default=None)

@@ -21,12 +21,14 @@ from router.attempt_errors import (
     ContextTooLong,
     Malformed,
     OutputTooLong,
+    Overloaded,
     RateLimited,
     Timeout,
     Unreachable,
     UpstreamError,
 )
 from router.backend_refused import BackendRefused
+from router.backend_state import Wait
 from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.plan_error import most_meaningful
@@ -57,9 +59,9 @@ class AttemptObserver(Protocol):
     ) -> None: ...
 
 
-# Told that a backend asked for a wait longer than its `retry_after_max_s` (a 429's
-# `Retry-After`): (backend, seconds). Resilience's health passes it by till then.
-WaitListener = Callable[[str, float], None]
+# Told that a backend asked for a wait longer than its `retry_after_max_s` (a 429's or an
+# overloaded 503's `Retry-After`): (backend, seconds, which). Health passes it by till then.
+WaitListener = Callable[[str, float, Wait], None]
 
 
 @dataclass(slots=True)
@@ -166,16 +168,18 @@ class Dispatcher:
         raise call.named_as_sent(most_meaningful(errors))
 
     def _asked_to_wait(self, backend: Backend, error: UpstreamError) -> None:
-        """A 429 whose `Retry-After` is longer than the backend's `retry_after_max_s` is not
-        slept out: this request moves on, and the listeners hear of the wait, for the next
-        requests to pass the backend by until it ends. One on a server a reload moved the name
-        away from is the old server's, as for the judges. A 429 naming no wait names none."""
+        """A 429's or an overloaded 503's `Retry-After` longer than `retry_after_max_s` is
+        not slept out: the request moves on, and the listeners hear of the wait, for the next
+        requests to pass the backend by until it ends (asked again, an overloaded backend
+        answered each the same 503). One on a server a reload moved the name away from is the
+        old server's, as for the judges. An error naming no wait names none to keep."""
         limit = backend.settings.retry_after_max_s
-        wait = error.retry_after if isinstance(error, RateLimited) else None
+        wait = error.retry_after if isinstance(error, RateLimited | Overloaded) else None
         if wait is None or wait <= limit or self.retirement.elsewhere(backend):
             return
+        kind: Wait = "rate_limited" if isinstance(error, RateLimited) else "overloaded"
         for listener in self.waits:
-            listener(backend.settings.name, wait)
+            listener(backend.settings.name, wait, kind)
 
     def _passed_over(self, plan: Plan) -> list[Attempt]:
         """The backends the plan skipped, each a `skipped` attempt whose `error_kind` is the

@@ -7,7 +7,7 @@
 `Breaker` is the pure state machine (time comes in as `now`). `Health` keeps one per
 backend and tells listeners about transitions. `router.probe` is the I/O edge that feeds
 it: one GET of the backend's health path (vLLM `/health`) or `/v1/models` — never a billed
-completion. Beside its circuit, a breaker keeps the wait a long 429 asked for
+completion. Beside its circuit, a breaker keeps the waits a long 429 or 503 asked for
 (`Health.asked_to_wait`).
 """
 
@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from router.backend_state import Circuit
+from router.backend_state import Circuit, Wait
 from router.silence import SILENT
 from router.upstream_errors import MAX_RETRY_AFTER_S
 
@@ -83,9 +83,10 @@ class Breaker:
     opens: int = 0  # consecutive openings without a success: sets the backoff
     retry_at: float = 0.0
     trial: bool = False  # the one half-open trial is in flight
-    # When the wait a 429's `Retry-After` asked for ends (`asked_to_wait`): the circuit
-    # stays as it was (a working backend said "not now"), but routing passes it by till then
-    limited_until: float = 0.0
+    # When the waits a `Retry-After` asked for end, by what asked (`asked_to_wait`: a 429,
+    # an overloaded 503): the circuit stays as it was (a working backend said "not now"),
+    # but routing passes it by till then
+    asked_until: dict[Wait, float] = field(default_factory=dict)
 
     def state(self, now: float) -> Circuit:
         if self.circuit == "open" and now >= self.retry_at:
@@ -120,9 +121,11 @@ class Breaker:
         """A trial that ended without a verdict (rate limit, cancel): let another try."""
         self.trial = False
 
-    def limited_for(self, now: float) -> float | None:
-        """Seconds left of the wait a 429 asked for; None when none is running."""
-        return self.limited_until - now if now < self.limited_until else None
+    def limited_for(self, now: float, kind: Wait = "rate_limited") -> float | None:
+        """Seconds left of the wait a 429 (`kind` overloaded: a 503) asked for; None when
+        none is running."""
+        until = self.asked_until.get(kind, 0.0)
+        return until - now if now < until else None
 
     def _open(self, now: float, policy: BreakerPolicy) -> None:
         self.opens += 1
@@ -281,22 +284,25 @@ class Health:
         if live and outage is not None:
             outage.live_failed = True
 
-    def asked_to_wait(self, backend: str, seconds: float) -> None:
-        """A 429 asked for a wait longer than dispatch sleeps out (`retry_after_max_s`):
-        routing passes the backend by until it ends (`limited_for`). Forgotten, every next
-        request went to it first, got the same 429 and fell back, a round trip each, the
-        provider asked again and again until its window ended (found in review). Of two
-        ends the later stands; at most an hour (`MAX_RETRY_AFTER_S`, as every header is read):
-        a bogus header cannot sideline a backend for days. No failure: the circuit stays."""
+    def asked_to_wait(self, backend: str, seconds: float, kind: Wait = "rate_limited") -> None:
+        """A 429 (`kind` overloaded: a 503 or 529) asked for a wait longer than dispatch
+        sleeps out (`retry_after_max_s`): routing passes the backend by until it ends
+        (`limited_for`). Forgotten, every next request went to it first, got the same 429
+        and fell back, a round trip each, the provider asked again and again until its
+        window ended (found in review); an overloaded one likewise. Of two ends of a kind
+        the later stands; at most an hour (`MAX_RETRY_AFTER_S`, as every header is read): a
+        bogus header cannot sideline a backend for days. No failure: the circuit stays."""
         now, breaker = self.clock(), self.breaker(backend)
         wait = min(seconds, MAX_RETRY_AFTER_S)
-        if breaker.limited_for(now) is None:  # a new wait: once, not per 429 in flight
-            log.warning("backend %s: rate limited; passed by for %.0f s", backend, wait)
-        breaker.limited_until = max(breaker.limited_until, now + wait)
+        if breaker.limited_for(now, kind) is None:  # a new wait: once, not per 429 in flight
+            said = "rate limited" if kind == "rate_limited" else "overloaded"
+            log.warning("backend %s: %s; passed by for %.0f s", backend, said, wait)
+        breaker.asked_until[kind] = max(breaker.asked_until.get(kind, 0.0), now + wait)
 
-    def limited_for(self, backend: str) -> float | None:
-        """Seconds left of the wait the backend's 429 asked for; None when none runs."""
-        return self.breaker(backend).limited_for(self.clock())
+    def limited_for(self, backend: str, kind: Wait = "rate_limited") -> float | None:
+        """Seconds left of the wait the backend's 429 (`kind` overloaded: its 503) asked
+        for; None when none runs."""
+        return self.breaker(backend).limited_for(self.clock(), kind)
 
     def _probe_outlived(self, backend: str) -> None:
         """A failure after a probe passed: if it comes `STILL_DOWN_LOG_S` or more after, with

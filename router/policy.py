@@ -33,7 +33,8 @@ RouteReason = Literal[
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
 # the stored response another backend holds.
-# The others (circuit open, a 429's wait, quality gate) pass, and so does a saturation.
+# The others (circuit open, a 429's or a 503's wait, quality gate) pass, and so does a
+# saturation.
 PERMANENT_SKIPS = frozenset(
     {
         "context_window",
@@ -50,7 +51,7 @@ PERMANENT_SKIPS = frozenset(
 # fits the window but not with the output it asked room for (`max_tokens`, this turn's choice).
 LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "n_unsupported", "max_tokens_window"}
 # The passing ones: a 503's `Retry-After` says when the soonest of them may serve again.
-PASSING = frozenset({"circuit_open", "rate_limited", "quality_gate"})
+PASSING = frozenset({"circuit_open", "rate_limited", "overloaded", "quality_gate"})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -289,20 +290,22 @@ def _retry_after(skipped: list[Step], states: Mapping[str, BackendState]) -> flo
 
 def _retry_in(reason: str, state: BackendState | None) -> float | None:
     """When a backend skipped for `reason` may serve again, if that is known: not before
-    the wait its 429 asked for ends, whatever else holds it away. A gated backend whose
-    circuit is open (or that waits out a 429) too waits for both: the canary skips its
-    round then, so no round reopens the gate first (told the gate's wait alone, the client
-    came back to the same refusal; found in re-review)."""
+    the waits its 429 or 503 asked for end, whatever else holds it away. A gated backend
+    whose circuit is open (or that waits out a 429) too waits for both: the canary skips
+    its round then, so no round reopens the gate first (told the gate's wait alone, the
+    client came back to the same refusal; found in re-review)."""
     if state is None:
         return None
-    wait, limited = _reopens_in(reason, state), state.rate_limited_for_s
-    return wait if wait is None or limited is None else max(wait, limited)
+    wait, asked = _reopens_in(reason, state), state.asked_wait_s()
+    return wait if wait is None or asked is None else max(wait, asked)
 
 
 def _reopens_in(reason: str, state: BackendState) -> float | None:
     """When what skipped the backend for `reason` ends, if that is known."""
     if reason == "rate_limited":
         return state.rate_limited_for_s
+    if reason == "overloaded":
+        return state.overloaded_for_s
     if reason == "circuit_open":
         return state.circuit_retry_in_s
     if reason == "quality_gate" and state.circuit == "open":

@@ -194,10 +194,12 @@ def _lower_the_limit(
 def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
     """A 503 that says why the backends are away for now, and for how long when that is
     known: `quality_gate` alone named neither the canary that closed the gate nor what opens
-    it again. A 429 when only rate limits' waits keep them away (`RateLimitedBackends`)."""
+    it again. A 429 when only rate limits' waits keep them away (`RateLimitedBackends`); an
+    overloaded backend's wait is the 503 it would have met."""
     gated = ", ".join(repr(s.backend) for s in plan.skipped if s.reason == "quality_gate")
     failing = [repr(s.backend) for s in plan.skipped if s.reason == "circuit_open"]
     limited = [repr(s.backend) for s in plan.skipped if s.reason == "rate_limited"]
+    overloaded = [repr(s.backend) for s in plan.skipped if s.reason == "overloaded"]
     message = f"no backend can serve this request ({listed or 'none'})"
     if gated:
         message += (
@@ -214,6 +216,12 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
         them = "it" if len(limited) == 1 else "them"
         message += (
             f"; {', '.join(limited)} answered a rate limit with a Retry-After, which the "
+            f"router waits out before it tries {them} again"
+        )
+    if overloaded:
+        them = "it" if len(overloaded) == 1 else "them"
+        message += (
+            f"; {', '.join(overloaded)} answered overloaded with a Retry-After, which the "
             f"router waits out before it tries {them} again"
         )
     passing = {s.reason for s in plan.skipped} - PERMANENT_SKIPS

@@ -102,8 +102,8 @@ class Resilience:
 
     def states(self) -> Mapping[str, BackendState]:
         """With when a skipped backend may serve again: its open circuit's next trial, the
-        end of the wait its 429 asked for, and for a gated one the end of its next canary
-        round (the 503 of a request none can serve says it)."""
+        ends of the waits its 429 or 503 asked for, and for a gated one the end of its next
+        canary round (the 503 of a request none can serve says it)."""
         inner = self.inner.states() if self.inner is not None else {}
         gates = self._gates(inner)
         out: dict[str, BackendState] = {}
@@ -120,6 +120,7 @@ class Resilience:
                 circuit_retry_in_s=None if circuit == "closed" else self.health.trial_in(name),
                 gate_retry_in_s=self._reopen_in(name, below) if gated else None,
                 rate_limited_for_s=self.health.limited_for(name),
+                overloaded_for_s=self.health.limited_for(name, "overloaded"),
             )
         return out
 

@@ -1,5 +1,5 @@
-"""What `/v1/router/status` shows of one backend's resilience state: its circuit, the wait
-its 429 asked for, its load (the router's own count and vLLM's polled gauges), its context
+"""What `/v1/router/status` shows of one backend's resilience state: its circuit, the waits
+its 429 and 503 asked for, its load (the router's own count and vLLM's polled gauges), its context
 window and served model; and the waits as `smf_router_backend_rate_limited_seconds` reads
 them at each scrape."""
 
@@ -27,6 +27,7 @@ def backend_status(res: Resilience, settings: BackendSettings) -> dict[str, Any]
     name, now = settings.name, res.clock()
     breaker, load = res.health.breaker(name), res.capacity.load(name)
     polled, limited = load.polled, breaker.limited_for(now)
+    overloaded = breaker.limited_for(now, "overloaded")
     return {
         "circuit": breaker.state(now),
         "consecutive_failures": breaker.failures,
@@ -35,6 +36,7 @@ def backend_status(res: Resilience, settings: BackendSettings) -> dict[str, Any]
         else None,
         # what is left of the wait a 429 asked for: routing passes the backend by till then
         "rate_limited_for_s": None if limited is None else round(limited, 2),
+        "overloaded_for_s": None if overloaded is None else round(overloaded, 2),  # a 503's
         "inflight": load.inflight,
         "replays_inflight": load.replays,
         "max_concurrency": settings.max_concurrency,

@@ -16,8 +16,9 @@ at another backend (`shadow.targets`, or a new default target): a queued job sta
 where the running config would send a new sample (`held_back`), else it is dropped as
 `target_changed`, as one whose target was removed is (`no_target`), never re-sent to the
 new target: a reload that moves a target off a backend (too slow, or needed for live
-traffic) stops its replays at once. A saturated (or open-circuit) target is skipped, and
-so is one waiting out a 429's `Retry-After` (`rate_limited`): every skip is a counted drop
+traffic) stops its replays at once. A saturated (or open-circuit, or overloaded and waiting
+out its 503's `Retry-After`) target is skipped, and so is one waiting out a 429's
+`Retry-After` (`rate_limited`): every skip is a counted drop
 reason. The shadow asks every target in chat, so a target must speak chat itself
 (`pairing.native`): a backend that only speaks Responses or Messages got POST
 /chat/completions on every replay. `router.shadow` queues and replays what this samples.
@@ -179,11 +180,12 @@ def held_away(state: BackendState | None) -> ShadowDropReason | None:
     routing passes such a backend by till the wait ends; replays went on calling the
     provider that asked to be left alone, at its price and against its limit (found in
     review). Away as routing reads it (`BackendState.away`), but for the counted reason:
-    the drop reasons, metric labels, name an open circuit `saturated` (no room for a
-    replay), and saturation, whatever the tier, comes first (a replay never queues)."""
+    the drop reasons, metric labels, name an open circuit and an overloaded backend's wait
+    `saturated` (no room for a replay), and saturation, whatever the tier, comes first (a
+    replay never queues)."""
     if state is None:
         return None
     away = state.away()
-    if state.saturated or away == "circuit_open":
+    if state.saturated or away in ("circuit_open", "overloaded"):
         return "saturated"
-    return away
+    return "rate_limited" if away == "rate_limited" else None

@@ -56,6 +56,7 @@ async def status(request: Request) -> dict[str, Any]:
     for b in gateway.config.backends:
         s = states.get(b.name)
         wait = s.rate_limited_for_s if s else None
+        overloaded = s.overloaded_for_s if s else None
         backends.append(
             {
                 "name": b.name,
@@ -67,6 +68,8 @@ async def status(request: Request) -> dict[str, Any]:
                 "gated_intents": sorted(s.gated_intents) if s else [],
                 # a 429's wait: passed by till it ends, as an open circuit is
                 "rate_limited_for_s": None if wait is None else round(wait, 2),
+                # an overloaded backend's (its 503's), alike
+                "overloaded_for_s": None if overloaded is None else round(overloaded, 2),
             }
         )
     return {
