@@ -50,7 +50,9 @@ class TransportProblem(Exception):
     it answered with, if it did, which the canary's spans name the error by as the router
     names a live attempt's (`router.canary_spans`): with the message alone, "transport".
     ``began``: the 200 and its headers came and the body then broke off (the router's
-    ``cut``, not ``unreachable``: the backend was reached and started answering)."""
+    ``cut``, not ``unreachable``: the backend was reached and started answering).
+    ``headers``: the error reply's, whose ``Retry-After`` the canary reads (a backend that
+    asks for a wait is passed by for the rest of its round, `router.canary_wait`)."""
 
     def __init__(
         self,
@@ -60,12 +62,14 @@ class TransportProblem(Exception):
         status: int | None = None,
         reply: bytes = b"",
         began: bool = False,
+        headers: Mapping[str, str] | None = None,
     ) -> None:
         super().__init__(message)
         self.timed_out = timed_out
         self.status = status
         self.reply = reply
         self.began = began
+        self.headers: Mapping[str, str] = headers if headers is not None else {}
 
 
 NO_REPLY_IN_TIME = frozenset({408, 504})
@@ -216,6 +220,7 @@ async def ask(client: httpx.AsyncClient, endpoint: Endpoint, body: dict[str, Any
             timed_out=late,
             status=response.status_code,
             reply=response.content,
+            headers=response.headers,
         )
     try:
         return response.json()

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from evals.redaction import redacted, redacted_body
+from router.backend_state import Wait
 from router.errors import INTERNAL_ERROR, RouterError
 from router.request_size import Counts
 
@@ -134,6 +135,18 @@ class Overloaded(_Retrying):
     kind = "overloaded"
     code = "upstream_overloaded"
     min_retry_after_s = 1.0
+
+
+def asked_wait(error: UpstreamError, limit_s: float) -> tuple[Wait, float] | None:
+    """The wait `error` asks for, and what asked it, when its `Retry-After` is longer than
+    `limit_s` (the backend's `retry_after_max_s`, up to which a 429 is slept out): a 429's
+    (`rate_limited`) or an overloaded 503's or 529's (`overloaded`). Live traffic passes
+    the backend by till it ends (`router.dispatch`), and so does the canary's round (its
+    rest: `router.canary_wait`). None for any other error, or one naming no such wait."""
+    wait = error.retry_after if isinstance(error, RateLimited | Overloaded) else None
+    if wait is None or wait <= limit_s:
+        return None
+    return ("rate_limited" if isinstance(error, RateLimited) else "overloaded"), wait
 
 
 class ServerError(UpstreamError):

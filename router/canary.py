@@ -1,18 +1,19 @@
 """The canary scheduler: small rotating eval samples against every backend, gating routes.
 
-Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against each backend
-directly (not through routing, with the backend's own extras such as thinking off; a litellm
-backend through the router's litellm adapter, as live traffic reaches it), at most
+Every `canary.interval_s` it runs `sample_per_suite` cases of each suite against each
+backend directly (not through routing, with the backend's own extras such as thinking off; a
+litellm backend through the router's litellm adapter, as live traffic reaches it), at most
 `canary.concurrency` in flight per backend, and skips a backend whose circuit is open or
-that is waiting out a 429's `Retry-After` (`rate_limited`: live routing passes it by, and
-so does the canary), and a local backend that is saturated rather than adding to its
-queue. Each case's call holds one of its backend's slots as load capacity counts
-(`router.own_load`): uncounted, the canary filled a local backend that routing saw idle,
-and live requests queued behind its cases. Results go to the ledger
-(`canary_runs`, `canary_results`: `router.canary_rows`, each case's with its call's tokens
-and cost, `router.canary_spend`) and to `router.canary_judge`, whose
-gate book (`router.gating`) decides the gates that the state source hands the policy. A bug on the
-way to one backend (anything but the transport errors the runner maps) costs that backend's
+that is waiting out a 429's or an overloaded 503's `Retry-After` (`rate_limited`,
+`overloaded`: live routing passes it by, and so does the canary; one that asks for such a
+wait during its round is passed by for the rest of it, `router.canary_wait`), and a local
+backend that is saturated rather than adding to its queue. Each case's call holds one of its
+backend's slots as load capacity counts (`router.own_load`): uncounted, the canary filled a
+local backend that routing saw idle, and live requests queued behind its cases. Results go
+to the ledger (`canary_runs`, `canary_results`: `router.canary_rows`, each case's with its
+call's tokens and cost, `router.canary_spend`) and to `router.canary_judge`, whose gate book
+(`router.gating`) decides the gates that the state source hands the policy. A bug on the way
+to one backend (anything but the transport errors the runner maps) costs that backend's
 round alone: its cases are errors (`failure_kind` `canary`), logged once per backend and
 kind of error. A backend that stops answering, a run's deadline and a stop (SIGTERM) end a
 round early (`router.canary_bound`); the sample goes on where the ledger's latest round
@@ -31,28 +32,27 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 
 from evals.applicability import Capabilities
-from evals.endpoint import Ask, Endpoint, TransportProblem, ask
+from evals.endpoint import Ask, ask
 from evals.graders import Executor
 from evals.grading import Grader
-from evals.redaction import Secrets
 from evals.results import CaseResult
 from evals.runner import run_cases
 from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load, load_warnings
 from router import live
-from router.attempt_errors import Timeout, UpstreamError
 from router.backend_state import BackendState
 from router.backends import Backend, create
 from router.bug_log import BugLog
 from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
+from router.canary_endpoint import ask_backend, endpoint_of
 from router.canary_judge import CanaryMetrics, Judge, repointed, unjudged
 from router.canary_rotation import resume, rotating_sample
 from router.canary_rows import RowSink, run_row, write_round
 from router.canary_spans import traced
 from router.canary_spend import Pricing, Spend
+from router.canary_wait import UntilWait
 from router.config import Backend as BackendSettings
 from router.config import Config, ConfigError
 from router.config_sections import CanarySettings
@@ -69,20 +69,6 @@ log = logging.getLogger("smf_router.canary")
 READ_AT_START = ("enabled",)
 
 Runner = Callable[..., Awaitable[list[CaseResult]]]
-
-
-def endpoint_of(settings: BackendSettings) -> Endpoint:
-    """A backend as the eval runner sees it: its URL, model, key, headers and extras, and
-    what its errors are cleaned of, as its live adapter's (`Backend.secret_values`)."""
-    return Endpoint(
-        settings.base_url,
-        settings.model,
-        api_key=settings.api_key,
-        extra_body=dict(settings.extra_body),
-        headers=dict(settings.headers),
-        secrets=Secrets(settings.secret_values()),
-        direct=True,  # as live traffic: never through HTTP_PROXY
-    )
 
 
 class Canary:
@@ -223,10 +209,10 @@ class Canary:
 
     def _skip_reason(self, backend: BackendSettings) -> str | None:
         """Why the backend's round is skipped: it is away as live routing sees it
-        (`BackendState.away`; a waiting one asked anyway met the 429 on each case, adding to
-        the provider's count), or it is local and saturated, where its cases would queue
-        ahead of live requests (routing keeps a saturated backend last, not away; a cloud
-        one takes its few cases)."""
+        (`BackendState.away`; a waiting one, asked anyway, would answer with the 429 live
+        traffic met, adding to the provider's count), or it is local and saturated, where
+        its cases would queue ahead of live requests (routing keeps a saturated backend
+        last, not away; a cloud one takes its few cases)."""
         state = self.states().get(backend.name, BackendState())
         if backend.kind == "openai" and not backend.base_url:
             return "unsupported_kind"
@@ -243,15 +229,17 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         spend = Spend(backend, self._pricing())  # the round's settings' pricer: its calls'
+        waits = UntilWait(backend.name, backend.retry_after_max_s)  # a wait the round meets
         if reason is None:
             graded: list[CaseResult] = []
             try:
-                results = await self._probe(backend, sample, end, graded.append, spend)
+                results = await self._probe(backend, sample, end, graded.append, spend, waits)
+                results, reason = waits.kept(results), waits.asked
             except asyncio.CancelledError:  # past a stop's wait: what it graded still counts
-                results = cut_short(sample, graded, end.why or "cancelled")
+                results = waits.kept(cut_short(sample, graded, end.why or "cancelled"))
                 self.last_results[backend.name] = results
                 took = time.monotonic() - began
-                self._record(backend, run_id, started, took, results, None, spend)
+                self._record(backend, run_id, started, took, results, waits.asked, spend)
                 raise
             except Exception as exc:  # this backend's round alone: the others' results stand
                 self._round_bugs.failed(backend.name, exc)
@@ -275,6 +263,7 @@ class Canary:
         end: RunEnd,
         on_result: Callable[[CaseResult], None],
         spend: Spend,
+        waits: UntilWait,
     ) -> list[CaseResult]:
         state = self.states().get(backend.name, BackendState())
         endpoint = endpoint_of(backend)
@@ -295,7 +284,7 @@ class Canary:
             client=client,
             on_result=on_result,
             # each call as load, within the round's bounds (`router.canary_bound`)
-            ask_one=Bounded(counted(self.observers, backend.name, send), end),
+            ask_one=Bounded(waits.wrap(counted(self.observers, backend.name, send)), end),
             execute=Unstarted(self.execute, end),  # no program starts once the round ended
             grader=self.grader,
         )
@@ -364,21 +353,6 @@ class Canary:
             "last_run": self.last_run,
             **self.judge.status(),
         }
-
-
-async def ask_backend(backend: Backend, body: dict[str, Any]) -> Any:
-    """One case through a router backend adapter, failures as the runner's TransportProblem.
-    A `Timeout` (the backend's own `timeouts`, or litellm's of an upstream 504 or 408) is
-    one that got no reply in time, as the canary's bound counts them (`router.canary_bound`)."""
-    try:
-        reply = await backend.send("chat", body, {}, False)
-    except UpstreamError as exc:
-        late = isinstance(exc, Timeout)  # timeout, first_token_timeout or stall
-        raise TransportProblem(f"{exc.kind}: {exc.message}"[:300], timed_out=late) from exc
-    try:
-        return orjson.loads(reply.body or b"")
-    except orjson.JSONDecodeError as exc:
-        raise TransportProblem("reply is not JSON") from exc
 
 
 def load_cases(config: Config, warn: Callable[[str], None] = log.warning) -> list[Case]:

@@ -70,16 +70,18 @@ def error_details(results: Sequence[CaseResult]) -> list[tuple[str, int]]:
 def summary_line(run: dict[str, Any]) -> str:
     """One backend's round as a person reads it. It printed the summary's dict, with an epoch
     timestamp (found in review)."""
-    when = iso_time(run["ts"])
-    if run["skipped_reason"]:
-        return f"{run['backend']}: skipped ({run['skipped_reason']}), at {when}"
+    when, skipped = iso_time(run["ts"]), run["skipped_reason"]
+    if skipped and not run["cases"]:
+        return f"{run['backend']}: skipped ({skipped}), at {when}"
     cases, passed, failed, errors = run["cases"], run["passed"], run["failed"], run["errors"]
     counts = f"{passed}/{cases} passed, {failed} failed, {errors} errors"
     if unanswerable := cases - passed - failed - errors:
         counts += f", {unanswerable} n/a"  # cases the backend's window cannot hold
     suites = run["suites"].replace(",", ", ") or "none"
     took = f"{run['duration_s']:.1f} s"
-    return f"{run['backend']}: {counts}; suites: {suites}; started {when}, took {took}"
+    # a wait the backend asked for mid-round: the rest of it passed by (`router.canary_wait`)
+    then = f"; then skipped ({skipped})" if skipped else ""
+    return f"{run['backend']}: {counts}{then}; suites: {suites}; started {when}, took {took}"
 
 
 def iso_time(ts: float) -> str:

@@ -21,11 +21,11 @@ from router.attempt_errors import (
     ContextTooLong,
     Malformed,
     OutputTooLong,
-    Overloaded,
     RateLimited,
     Timeout,
     Unreachable,
     UpstreamError,
+    asked_wait,
 )
 from router.backend_refused import BackendRefused
 from router.backend_state import Wait
@@ -173,11 +173,10 @@ class Dispatcher:
         requests to pass the backend by until it ends (asked again, an overloaded backend
         answered each the same 503). One on a server a reload moved the name away from is the
         old server's, as for the judges. An error naming no wait names none to keep."""
-        limit = backend.settings.retry_after_max_s
-        wait = error.retry_after if isinstance(error, RateLimited | Overloaded) else None
-        if wait is None or wait <= limit or self.retirement.elsewhere(backend):
+        asked = asked_wait(error, backend.settings.retry_after_max_s)
+        if asked is None or self.retirement.elsewhere(backend):
             return
-        kind: Wait = "rate_limited" if isinstance(error, RateLimited) else "overloaded"
+        kind, wait = asked
         for listener in self.waits:
             listener(backend.settings.name, wait, kind)
 

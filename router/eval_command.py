@@ -18,7 +18,7 @@ from evals import cli as eval_cli
 from evals import cli_finish
 from evals.endpoint import Endpoint
 from evals.suite import SHIPPED, published_count
-from router.canary import endpoint_of
+from router.canary_endpoint import endpoint_of
 from router.config import ConfigError, load
 
 app = typer.Typer(
