@@ -4,7 +4,7 @@ small request helpers, and config files to reload."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from typing import Any
@@ -15,6 +15,7 @@ import pytest
 import yaml
 
 from router.config import parse
+from router.ledger import Ledger
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 FAST = {
@@ -66,6 +67,24 @@ def backend_state(root: str, backend: str) -> dict[str, Any]:
     requests in flight."""
     state: dict[str, Any] = status(root)["extra"]["resilience"]["backends"][backend]
     return state
+
+
+def ledger_row(
+    proxy: RunningRouter, request_id: str, columns: Sequence[str]
+) -> dict[str, Any] | None:
+    """The request's ledger row as its files hold it, its `columns` (None before it is
+    written); its `attempts` as (backend, outcome, error_kind)."""
+    assert proxy.components.ledger is not None
+    proxy.components.ledger.flush()
+    with Ledger(Path(proxy.components.config.ledger.path)) as ledger:
+        found = ledger.sql(
+            f"SELECT {', '.join(columns)} FROM records WHERE request_id = ?", [request_id]
+        )
+    if not found:
+        return None
+    row = dict(zip(columns, found[0], strict=True))
+    row["attempts"] = [(a["backend"], a["outcome"], a["error_kind"]) for a in row["attempts"]]
+    return row
 
 
 def circuit(root: str, backend: str) -> str:

@@ -24,9 +24,8 @@ import openai
 import orjson
 import pytest
 
-from router.ledger import Ledger
 from tests.harness import INTENTS, Running, RunningRouter, config_for, router, scrape, sdk
-from tests.resilience.conftest import CODING, FAST, local_and_cloud, until
+from tests.resilience.conftest import CODING, FAST, ledger_row, local_and_cloud, until
 
 COLUMNS = ("status", "outcome", "error_kind", "n_attempts", "attempts")
 
@@ -49,21 +48,6 @@ def waiting(tmp_path: Path, seconds: int) -> Iterator[tuple[dict[str, Running], 
             yield pair, proxy
 
 
-def _row(proxy: RunningRouter, request_id: str) -> dict[str, Any] | None:
-    """The request's ledger row as its files hold it (None before it is written)."""
-    assert proxy.components.ledger is not None
-    proxy.components.ledger.flush()
-    with Ledger(Path(proxy.components.config.ledger.path)) as ledger:
-        found = ledger.sql(
-            f"SELECT {', '.join(COLUMNS)} FROM records WHERE request_id = ?", [request_id]
-        )
-    if not found:
-        return None
-    row = dict(zip(COLUMNS, found[0], strict=True))
-    row["attempts"] = [(a["backend"], a["outcome"], a["error_kind"]) for a in row["attempts"]]
-    return row
-
-
 def test_the_backend_named_while_it_waits_is_a_429_every_sdk_reads_as_one(
     tmp_path: Path,
 ) -> None:
@@ -77,8 +61,11 @@ def test_the_backend_named_while_it_waits_is_a_429_every_sdk_reads_as_one(
         with pytest.raises(anthropic.RateLimitError) as messages:
             claude.messages.create(model="cloud", max_tokens=50, messages=CODING)  # type: ignore[arg-type]
         request_id = chat.value.response.headers["x-request-id"]
-        until(lambda: _row(proxy, request_id) is not None, what="the request's ledger row")
-        row = _row(proxy, request_id)
+        until(
+            lambda: ledger_row(proxy, request_id, COLUMNS) is not None,
+            what="the request's ledger row",
+        )
+        row = ledger_row(proxy, request_id, COLUMNS)
         errors = scrape(proxy.root).samples
         assert pair["cloud"].completions() == 1  # the first request's 429 only
     response = chat.value.response

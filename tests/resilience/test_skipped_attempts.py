@@ -14,33 +14,19 @@ from typing import Any
 import openai
 import pytest
 
-from router.ledger import Ledger
 from router.report import build
 from tests.harness import Running, RunningRouter, config_for, router, scrape, sdk
-from tests.resilience.conftest import CODING, FAST, chat, circuit, until
+from tests.resilience.conftest import CODING, FAST, chat, circuit, ledger_row, until
 
 PRIVATE = {"x-smf-private": "1"}
 COLUMNS = ("status", "outcome", "error_kind", "backend", "n_attempts", "fallbacks", "attempts")
 
 
-def _row(proxy: RunningRouter, request_id: str) -> dict[str, Any] | None:
-    """The request's ledger row as its files hold it (None before it is written)."""
-    assert proxy.components.ledger is not None
-    proxy.components.ledger.flush()
-    with Ledger(Path(proxy.components.config.ledger.path)) as ledger:
-        found = ledger.sql(
-            f"SELECT {', '.join(COLUMNS)} FROM records WHERE request_id = ?", [request_id]
-        )
-    if not found:
-        return None
-    row = dict(zip(COLUMNS, found[0], strict=True))
-    row["attempts"] = [(a["backend"], a["outcome"], a["error_kind"]) for a in row["attempts"]]
-    return row
-
-
 def _written(proxy: RunningRouter, request_id: str) -> dict[str, Any]:
-    until(lambda: _row(proxy, request_id) is not None, what="the request's ledger row")
-    row = _row(proxy, request_id)
+    until(
+        lambda: ledger_row(proxy, request_id, COLUMNS) is not None, what="the request's ledger row"
+    )
+    row = ledger_row(proxy, request_id, COLUMNS)
     assert row is not None
     return row
 
