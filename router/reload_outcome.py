@@ -115,7 +115,11 @@ def describe(
     added = tuple(n for n in new if n not in old)
     removed = tuple(n for n in old if n not in new)
     changed = tuple(n for n in new if n in old and new[n] is not old[n])
-    sections = tuple(s for s in SECTIONS if _applied(running, s) != _applied(after, s))
+    restart = _restart_needed(started, after, shadowing)
+    waiting = ("shadow",) if "shadow.rates" in restart else ()  # no shadow runs to apply it
+    sections = tuple(
+        s for s in SECTIONS if s not in waiting and _applied(running, s) != _applied(after, s)
+    )
     keys = key_changes(running.auth, after.auth)
     message = (
         f"{len(new)} backend(s); added {list(added)}, removed {list(removed)}, "
@@ -124,7 +128,6 @@ def describe(
     if sections:
         said = [f"auth ({keys.said()})" if s == "auth" and keys else s for s in sections]
         message += f"; changed sections: {', '.join(said)}"
-    restart = _restart_needed(started, after, shadowing)
     if restart:
         message += f"; needs a restart to apply: {', '.join(restart)}"
     return Outcome(True, message, added, removed, changed, restart, (), sections, keys)

@@ -12,8 +12,9 @@ from typing import Any
 
 import httpx
 
+from router import reload
 from router.config import hash_key
-from tests.harness import config_for, simulator
+from tests.harness import config_for, router, simulator
 from tests.processes import router_process
 from tests.resilience.conftest import until, write
 
@@ -86,3 +87,23 @@ def test_a_reload_names_the_sections_and_caller_keys_it_changed(tmp_path: Path) 
             text = log.read_text() + json.dumps([nothing, routes, back])
             for key in (ADMIN_KEY, OLD_CI_KEY, NEW_CI_KEY):
                 assert key not in text and hash_key(key) not in text
+
+
+def test_a_shadow_the_router_did_not_start_with_is_said_to_wait_for_a_restart_only(
+    tmp_path: Path,
+) -> None:
+    """Shadow rates set on a router started without them: no shadow runs to apply them, so
+    the reply said them twice, applied ("changed sections: shadow") and pending a restart."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        config = config_for({"local": local, "cloud": cloud}, tmp_path)
+        data = config.model_dump(mode="json")
+        path = write(tmp_path / "router.yaml", {**data, "shadow": {"rates": {"coding": 0.5}}})
+        with router(config) as proxy:
+            reload.reloader_of(proxy.components).source = path
+            reply = httpx.post(f"{proxy.url}/router/reload", trust_env=False).json()
+    assert reply["restart_needed"] == ["shadow.rates"]
+    assert reply["changed_sections"] == []
+    assert reply["message"] == f"{SAME}; needs a restart to apply: shadow.rates"
