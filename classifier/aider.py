@@ -21,6 +21,10 @@ context and help modes): the examples by their closing message, among the first
 an assistant message after it (the pair's reply). A user's message never has Aider's reply
 after it, so the current message is never one of these; the latest ask is found past them
 when Aider's reflections follow it (below), the files and the note of a commit between.
+Passed over in Aider's requests only (`is_aiders`: its examples, or a pair it sends on
+every request): a client's user whose message starts as a note of Aider's ("I committed the
+changes with git hash ...", "I updated the files.") with an assistant turn after it (a
+prefill, a tool call) asks in it.
 
 Its edit format's reminder (`system_reminder` in `wholefile_prompts.py`,
 `editblock_prompts.py`, `udiff_prompts.py`, `patch_prompts.py`, which its editor, fenced and
@@ -40,7 +44,8 @@ constraint of the ask's (a short story `coding`), and a session's first request 
 apart from its later ones (found in review). Its words are anyone's, so it is cut only when
 the system prompt ends with the same (`without_mode_reminder`). And when a reply's edits
 fail, Aider sends its own text as the next user message (its reflections, `reflected`),
-which the classifier reads as no ask (`classifier.harness`), as Cline's nag to use a tool.
+which the classifier reads as no ask in Aider's requests (`classifier.harness`), as Cline's
+nag to use a tool: "I ran this command:" is a person's way to start a question too.
 """
 
 from __future__ import annotations
@@ -74,18 +79,23 @@ PAIR_OPENINGS = (
     "These are some files we have been discussing that we may want to edit after you answer",
     # none added, with a repository map
     "Don't try and edit any existing code without asking me to add the files to the chat!\n",
-    # the note on a reply's edits, committed, after the session's history
-    # (`files_content_gpt_edits`, which `move_back_cur_messages` pairs with "Ok.")
-    "I committed the changes with git hash ",
 )
-# Each a pair's whole user message: the notes that none are added (editing, ask, help
-# modes), then the other notes on a reply's edits (`files_content_gpt_edits_no_repo`,
-# `files_content_local_edits`, `files_content_gpt_no_edits`)
+# Each a pair's whole user message: the notes that none are added (editing, ask, help modes)
 PAIR_NOTES = frozenset(
     {
         "I am not sharing any files that you can edit yet.",
         "I am not sharing the full contents of any files with you yet.",
         "I am not sharing any files with you.",
+    }
+)
+# The notes on a reply's edits, each a pair's user message in the session's history, as
+# `move_back_cur_messages` pairs them with "Ok.": how the note of a commit starts
+# (`files_content_gpt_edits`), and the others whole (`files_content_gpt_edits_no_repo`,
+# `files_content_local_edits`, `files_content_gpt_no_edits`). Sent after an edit only, and
+# in words a user may write, they tell no request to be Aider's (`is_aiders`)
+EDIT_NOTE_OPENING = "I committed the changes with git hash "
+EDIT_NOTES = frozenset(
+    {
         "I updated the files.",
         "I edited the files myself.",
         "I didn't see any properly formatted edits in your reply?!",
@@ -169,7 +179,7 @@ REFLECTION_END = (
 _REFLECTION_START = re.compile(r"\s{0,64}(?:" + "|".join(REFLECTION_STARTS) + ")")
 _REFLECTION_WHOLE = re.compile(rf"\s{{0,64}}{REFLECTION_WHOLE}\s{{0,64}}")
 _REFLECTION_END = re.compile(rf"{REFLECTION_END}\s{{0,64}}\Z")
-_NOTE_CHARS = max(map(len, PAIR_NOTES))  # a longer text is none: not hashed to find out
+_NOTE_CHARS = max(map(len, PAIR_NOTES | EDIT_NOTES))  # a longer text is none: not hashed
 _PARTS = 64  # the parts of a message of images looked at, at most
 
 
@@ -183,15 +193,48 @@ def examples_end(messages: Sequence[Any]) -> int:
     return 0
 
 
+def is_aiders(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are an Aider request's: its example conversation ends among them
+    (`examples_end`), or one of the pairs it sends on every request (`is_pair`: the
+    repository map, the read-only files, the files added or the note that none are, images;
+    not a note on its edits) is among the first or the last `EXAMPLES_WITHIN` messages
+    (before the session's history, or in older versions between it and the current
+    messages: `ChatChunks.all_messages`). Only then are its pairs and reflections passed over
+    (`classifier.request`): their words are anyone's, and in another client's request "I ran
+    this command:\n\n...\n\nAnd got this output:" and a commit's note before a prefill were
+    read as no ask (found in review)."""
+    if examples_end(messages):
+        return True
+    count = len(messages)
+    ends = (
+        range(min(count, EXAMPLES_WITHIN)),
+        range(max(EXAMPLES_WITHIN, count - EXAMPLES_WITHIN), count),
+    )
+    return any(
+        _role(messages[index]) == "user" and _pair(messages, index, edits=False)
+        for indices in ends
+        for index in indices
+    )
+
+
 def is_pair(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is the first of one of Aider's fixed
-    pairs: it starts with one of `PAIR_OPENINGS`, is one of `PAIR_NOTES` or captions only
-    images (`IMAGE_CAPTIONS`), and an assistant message follows it."""
+    pairs: it starts with one of `PAIR_OPENINGS` or `EDIT_NOTE_OPENING`, is one of
+    `PAIR_NOTES` or `EDIT_NOTES` or captions only images (`IMAGE_CAPTIONS`), and an
+    assistant message follows it. Read so only in Aider's requests (`is_aiders`)."""
+    return _pair(messages, index, edits=True)
+
+
+def _pair(messages: Sequence[Any], index: int, edits: bool) -> bool:
+    """`is_pair`, the notes on an edit (`EDIT_NOTE_OPENING`, `EDIT_NOTES`) counted when
+    `edits`."""
     if _role(_at(messages, index + 1)) != "assistant":
         return False
     text = _text(messages[index])
     if isinstance(text, str) and text:
-        return text.startswith(PAIR_OPENINGS) or (len(text) <= _NOTE_CHARS and text in PAIR_NOTES)
+        if text.startswith(PAIR_OPENINGS) or (edits and text.startswith(EDIT_NOTE_OPENING)):
+            return True
+        return len(text) <= _NOTE_CHARS and (text in PAIR_NOTES or (edits and text in EDIT_NOTES))
     content = messages[index].get("content") if isinstance(messages[index], dict) else None
     if not isinstance(content, list):
         return False
@@ -238,9 +281,10 @@ def reflected(text: str, start: int, end: int) -> bool:
     """Whether `text[start:end]` (past an agent's blocks, before Aider's reminder) is one of
     Aider's reflections, none of the user's words: it starts with one of
     `REFLECTION_STARTS`, is `REFLECTION_WHOLE` or ends with `REFLECTION_END` (looked for in
-    its last 256 characters). A user's text that starts with one of those starts, or ends
-    with that error, is read as Aider's too, as the Stop hook's notice is
-    (`classifier.harness`): nothing tells a pasted one from Aider's."""
+    its last 256 characters). Asked only of an Aider request's texts (`is_aiders`); there a
+    user's text that starts with one of those starts, or ends with that error, is read as
+    Aider's too, as the Stop hook's notice is (`classifier.harness`): nothing tells a
+    pasted one from Aider's."""
     return bool(
         _REFLECTION_START.match(text, start, end)
         or _REFLECTION_WHOLE.fullmatch(text, start, end)

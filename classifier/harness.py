@@ -15,16 +15,11 @@ and Aider's own messages (its reminder ending the current one, and its reflectio
 edit's failure, lint errors) by `classifier.aider`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
-template through its last sentence, an exact note. A few notices (`HARNESS_NOTICES`) have
-only a fixed start (with what the agent always writes right after it) and run to the text's
-end, and for one of them a known trade-off is kept: Claude Code's Stop hook message ("Stop
-hook feedback:\n[<command>]: <output>", a user message of its own) ends with the hook's
-output, free-form (a command's stderr, a JSON reason, a prompt hook's verdict), which
-nothing tells from words a user types after pasting one. So a text starting so (the line,
-then the output on the next) asks nothing, a user's bug report too ("Stop hook feedback:
-\n[check.sh]: exit 2\n\nWhy is my hook failing?" was reasoning 0.46 before, found in
-review); reading on would make every Stop hook's output an ask (its "commit and push these
-changes" the user's). Pasted after the question, the output is read with it.
+template through its last sentence, an exact note. A few notices have only a fixed start
+(with what the agent always writes right after it) and run to the text's end
+(`classifier.notices`, which keeps a trade-off for Claude Code's Stop hook message). Aider's
+reflections are read as no words of the user's only in Aider's requests (`aiders`, told by
+`classifier.aider.is_aiders`): their openings ("I ran this command:") are anyone's.
 """
 
 from __future__ import annotations
@@ -36,6 +31,7 @@ from itertools import pairwise
 from classifier import teammates
 from classifier.aider import before_reminder, reflected
 from classifier.boundary import before_boundary
+from classifier.notices import noticed
 from classifier.queued import queued_after
 from classifier.replies import (
     HARNESS_CHARS,
@@ -157,34 +153,6 @@ HARNESS_WRAPPERS = {
     "<teammate-message": teammates.CLOSING,
     "<channel source=": "</channel>",
 }
-# Texts an agent starts a text with that run to its end, with no closing of their own (their
-# last words differ by mode and version): the text has no words of the user's, but for a
-# reply in it (`HARNESS_REPLIES`, after its lead-in: `classifier.replies`). Matched by a
-# stable start (exact wordings from the agents' sources and from transcripts quoted in
-# public repositories) and what the agent always writes right after it: by its first words
-# alone, a user's question that starts with them was no ask ("Another Claude session sent
-# a message: it says the build is broken on main. Should I trust it and revert?", "Stop hook
-# feedback: what does this mean?", unknown 0.0, found in review).
-_PEER_MESSAGE = r"\s{0,64}<(?:cross-session|agent)-message\b"
-HARNESS_NOTICES = {
-    # Claude Code: a message from another session, the `<cross-session-message>` after this
-    # line, then its note ("This came from another Claude session — not typed by your
-    # user..."), all one text (its formatter joins the three): the note never starts a text.
-    # From an agent inside the same session (a subagent's report), the message is an
-    # `<agent-message from="...">` and the note "That \"other Claude session\" is an agent
-    # working inside this same session...", which never starts a text either. (A teammate's
-    # message under this line is an ask: `classifier.teammates.BANNER`.)...
-    "Another Claude session sent a message:": _PEER_MESSAGE,
-    # ...and a message that came while a reply was running (beside the next tool's result),
-    # with the same message and note, then "After completing your current task, decide
-    # whether/how to respond (reply via SendMessage to the `from=` address)."
-    "Another Claude session sent a message while you were working:": _PEER_MESSAGE,
-    # Claude Code: a Stop hook's reason to go on, a user message of its own, on the line after
-    # this one (`getStopHookMessage`: a command's "[~/.claude/hooks/check.sh]: <stderr>", a
-    # prompt hook's "[<prompt>]: <reason>", or a JSON decision's reason as it is), to its end:
-    # it has no fixed end (the trade-off this module's docstring keeps)
-    "Stop hook feedback:": r"[ \t]*\r?\n",
-}
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_BLOCKS)) + ")")
 # How each block ends (a note, with no closing, with itself), and an ending's openings (two
 # end in ".output")
@@ -196,9 +164,6 @@ _OPENINGS_OF: dict[str, tuple[str, ...]] = {
 _AFTER_WORDS = {**HARNESS_BLOCKS, **HARNESS_MENTIONS}
 _AFTER_OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, _AFTER_WORDS)) + ")")
 _WRAPPER = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, HARNESS_WRAPPERS)) + ")")
-_NOTICE = re.compile(
-    r"\s{0,64}(?:" + "|".join(re.escape(n) + then for n, then in HARNESS_NOTICES.items()) + ")"
-)
 # The closings of the blocks of an agent's prose, not a tag's "</...>"
 _PROSE_CLOSINGS = tuple(closing for closing in _OPENINGS_OF if not closing.startswith("</"))
 _ENDINGS = (">", *_PROSE_CLOSINGS)  # what a text's end is compared with before anything else
@@ -206,13 +171,15 @@ _LOCAL_OUTPUT = re.compile(r"\s{0,64}<local-command-std(?:out|err)>")
 _NOTHING_MORE = re.compile(r"\s{0,64}\Z")
 
 
-def own_words(text: str, following: str = "") -> str:
+def own_words(text: str, following: str = "", *, aiders: bool = False) -> str:
     """`text` without the harness blocks (`HARNESS_BLOCKS`) at its start and its end, and
     the white space around them; without the tags of a wrapper (`HARNESS_WRAPPERS`) after
     its first blocks, nor the blocks and mentions (`HARNESS_MENTIONS`) after its closing;
     or, when it holds the user's reply in an agent's tags (`HARNESS_REPLIES`), the words of
-    that reply alone; nothing when an agent's notice (`HARNESS_NOTICES`) starts it past its
-    blocks, or a tool's result that a resumption follows, but for a reply in them; the
+    that reply alone; nothing when an agent's notice (`classifier.notices`) starts it past
+    its blocks, or (`aiders`: the request is Aider's) is one of Aider's reflections
+    (`classifier.aider.reflected`), or a tool's result that a resumption follows, but for a
+    reply in them; the
     words after Cline's or Roo Code's resumption when the whole of it starts it
     (`resumption_end`): `text` itself when it has none of these. `following` is the text
     after it in the same turn (the next part), if any: a local command's output there makes
@@ -224,11 +191,11 @@ def own_words(text: str, following: str = "") -> str:
     agent's texts around it are not (`_queued_words`)."""
     if following and HEADER.match(text) and reply(following, 0, len(following)) is not None:
         return ""
-    queued = _queued_words(text, following)
-    return _words(text, following) if queued is None else queued
+    queued = _queued_words(text, following, aiders)
+    return _words(text, following, aiders) if queued is None else queued
 
 
-def _queued_words(text: str, following: str) -> str | None:
+def _queued_words(text: str, following: str, aiders: bool) -> str | None:
     """The words of `text` when it holds messages the user typed while a reply ran
     (`queued_after`, at most `HARNESS_EACH_END`): each message's, and what the texts before,
     between and after them hold of the user's (`_words`: a block, a notice, nothing), so a
@@ -242,7 +209,7 @@ def _queued_words(text: str, following: str) -> str | None:
         found = queued_after(text, pos, len(text))
         if found is None:
             break
-        before = _words(text[pos : found.start]).strip()
+        before = _words(text[pos : found.start], aiders=aiders).strip()
         if before and not found.wrapped:
             break
         words += [before, found.words]
@@ -250,11 +217,11 @@ def _queued_words(text: str, following: str) -> str | None:
         pos = found.end
     if not pos:
         return None
-    rest = _words(text[pos:], following).strip()
+    rest = _words(text[pos:], following, aiders).strip()
     return None if rest and bare else _joined(*words, rest)
 
 
-def _words(text: str, following: str = "") -> str:
+def _words(text: str, following: str = "", aiders: bool = False) -> str:
     """`own_words` of a text that holds no message typed while a reply ran."""
     start, end, closed = _bounds(text)
     if banner := teammates.BANNER.match(text, start):
@@ -271,7 +238,7 @@ def _words(text: str, following: str = "") -> str:
         return _resumed(text, past, end, closed)
     if (words := reply(text, start, end, closed)) is not None:
         return words
-    if _noticed(text, start) or reflected(text, start, end):
+    if noticed(text, start) or (aiders and reflected(text, start, end)):
         return ""
     if start == 0 and end == len(text):
         return text
@@ -284,39 +251,35 @@ def _resumed(text: str, past: int, end: int, closed: bool) -> str:
     if (words := reply(text, past, end, closed)) is not None:
         return words
     start = _past_blocks(text, past, end)
-    return "" if _noticed(text, start) else text[start:end].strip()
+    return "" if noticed(text, start) else text[start:end].strip()
 
 
-def _noticed(text: str, start: int) -> bool:
-    """Whether an agent's notice (`HARNESS_NOTICES`) starts `text[start:]`: looked for to the
-    text's own end, since what the agent writes after its first line may be a block cut from
-    the text's end (a peer's `<cross-session-message>` with no note after it)."""
-    return _NOTICE.match(text, start) is not None
-
-
-def turn_words(texts: Sequence[str]) -> list[str]:
+def turn_words(texts: Sequence[str], *, aiders: bool = False) -> list[str]:
     """The words of the user's in each of a turn's texts that has some (`own_words`, each
     read with the one after it: Claude Code sends a local command's echo and its output as
-    two parts). A turn that starts with a tool's result and has the agent's resumption
-    among its texts (`classifier.replies.resumed_part`) has none before the resumption but
-    for a reply in them, as when the texts are joined."""
+    two parts; `aiders` as there). A turn that starts with a tool's result and has the
+    agent's resumption among its texts (`classifier.replies.resumed_part`) has none before
+    the resumption but for a reply in them, as when the texts are joined."""
     resumed = resumed_part(texts)
     words = []
     for index, (text, after) in enumerate(pairwise([*texts, ""])):
-        found = (reply(text, *_bounds(text)) or "") if index < resumed else own_words(text, after)
+        if index < resumed:
+            found = reply(text, *_bounds(text)) or ""
+        else:
+            found = own_words(text, after, aiders=aiders)
         if found:
             words.append(found)
     return words
 
 
-def turn_asks(texts: Sequence[str]) -> bool:
+def turn_asks(texts: Sequence[str], *, aiders: bool = False) -> bool:
     """Whether a turn whose text parts are `texts`, in order, holds words of the user's
     (`turn_words`): what makes a user message of parts an ask, in the classifier's view
     (`classifier.request`) and in the router's view of other APIs, which keeps the turns
     that ask by it (`router.translate.view`). Read part by part, a turn could ask in one
     view and not in the other: a tool's result Cline resumes after, a local command's echo
     before its output."""
-    return any(not words.isspace() for words in turn_words(texts))
+    return any(not words.isspace() for words in turn_words(texts, aiders=aiders))
 
 
 def _bounds(text: str) -> tuple[int, int, bool]:
@@ -390,7 +353,7 @@ def _unwrapped(text: str, wrapped: re.Match[str], end: int, following: str) -> s
     # where it starts a text (typed words were lost); else only the reply in it, if any
     if (past := resumption_end(text, after, end)) >= 0:
         rest = _resumed(text, past, end, True)
-    elif _noticed(text, after) or RESUMED.match(text, after, end):
+    elif noticed(text, after) or RESUMED.match(text, after, end):
         rest = reply(text, after, end) or ""
     elif closing == teammates.CLOSING and teammates.PEER_NOTE.match(text, after, end):
         rest = ""  # Claude Code's note on a message from another session, to the text's end
@@ -403,10 +366,10 @@ def _joined(*words: str | None) -> str:
     return "\n".join(w for w in words if w)
 
 
-def has_words(text: str) -> bool:
+def has_words(text: str, *, aiders: bool = False) -> bool:
     """Whether `text` holds words of the user's: more than white space and harness blocks.
     What makes a user message of one text an ask, in the classifier's view
     (`classifier.request`) and in the router's view of other APIs (`router.translate.view`);
-    of parts, `turn_asks`."""
-    rest = own_words(text)
+    of parts, `turn_asks`; `aiders`, as `own_words`."""
+    rest = own_words(text, aiders=aiders)
     return bool(rest) and not rest.isspace()

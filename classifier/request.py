@@ -7,8 +7,9 @@ part count, bytes), so a 200k-token conversation costs about what a short one do
 Not every user message is an ask. Agents put their own texts in user turns
 (`classifier.harness`), and a tool result's image reaches chat as a user message after the
 tool messages: a user message with no words of the user's is passed over, for the latest
-and the first ask alike; nor are Aider's example conversation and fixed messages, which come
-before a session's first ask (`classifier.aider`). Nor is every tool the request's own: an
+and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
+example conversation and fixed messages, which come before a session's first ask, nor its
+reflections (`classifier.aider`). Nor is every tool the request's own: an
 agent offers its built-in tools first, and they are read past the bound on tools
 (`scanned_tools`).
 """
@@ -72,17 +73,18 @@ def content_text(content: object) -> str:
     """Text of a message's content: a string, or the text parts of a part array (images
     skipped), joined by line breaks, each without its harness blocks (`own_words`);
     clipped alike, so parts read as their joined string."""
-    return _read(content)[0]
+    return _read(content, False)[0]
 
 
-def _read(content: object) -> tuple[str, bool]:
+def _read(content: object, aiders: bool) -> tuple[str, bool]:
     """`content_text(content)`, and whether an agent's text was cut from it (`own_words`
-    gives a text with nothing of an agent's back as it is)."""
+    gives a text with nothing of an agent's back as it is); `aiders`: the request is
+    Aider's (`classifier.aider.is_aiders`), whose reflections are no words."""
     if isinstance(content, str):
-        words = own_words(content)
+        words = own_words(content, aiders=aiders)
         return clip(words), words != content
     texts = _part_texts(content)
-    kept = turn_words(texts)
+    kept = turn_words(texts, aiders=aiders)
     cut = kept != [text for text in texts if text]
     size = sum(map(len, kept)) + len(kept) - 1
     if size <= HEAD_BYTES + TAIL_BYTES:
@@ -93,11 +95,11 @@ def _read(content: object) -> tuple[str, bool]:
     return f"{clip_head(first, HEAD_BYTES)}\n…\n{clip_tail(last, TAIL_BYTES)}", cut
 
 
-def _texts(content: object) -> list[str]:
+def _texts(content: object, aiders: bool) -> list[str]:
     """The texts of a part array's scanned parts, without their harness blocks
     (`turn_words`: each part is read with the one after it, and a resumed tool result with
     the resumption after it); none for anything else."""
-    return turn_words(_part_texts(content))
+    return turn_words(_part_texts(content), aiders=aiders)
 
 
 def _part_texts(content: object) -> list[str]:
@@ -109,13 +111,14 @@ def _part_texts(content: object) -> list[str]:
     return [*map(_part_text, parts)]
 
 
-def _asks(message: object) -> bool:
+def _asks(message: object, aiders: bool) -> bool:
     """A user message with words of the user's: not only images, files or harness text
-    (`turn_asks`, as the router's view of other APIs asks it)."""
+    (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
+    (`aiders`), one of its reflections."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return has_words(content)
-    return turn_asks(_part_texts(content))
+        return has_words(content, aiders=aiders)
+    return turn_asks(_part_texts(content), aiders=aiders)
 
 
 def _part_text(part: object) -> str:
@@ -144,11 +147,14 @@ class _Asks(NamedTuple):
     latest: object  # the latest one, or None
     after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
     harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
+    aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
 
 
 def _user_messages(messages: list[Any]) -> _Asks:
     """The first and the latest user message that asks (`_asks`) and is not one of Aider's
-    pairs (`classifier.aider.is_pair`), scanning a bounded number from each end, and whether
+    pairs (`classifier.aider.is_pair`, in its requests only: `is_aiders`; the first user
+    message of "I updated the files." and an assistant's prefill asks), scanning a bounded
+    number from each end, and whether
     a tool result is the last message (user messages that ask nothing after it aside: a
     reminder or an image beside a tool result follows it as one).
     The first sits near the start (`first_ask`); the latest may be far back behind a tool
@@ -158,11 +164,13 @@ def _user_messages(messages: list[Any]) -> _Asks:
     after_tool: bool | None = None
     passed = 0
     harness = False
+    aiders = aider.is_aiders(messages)
     last = len(messages) - 1
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            if not aider.is_pair(messages, last - back) and _asks(message):
+            pair = aiders and aider.is_pair(messages, last - back)
+            if not pair and _asks(message, aiders):
                 latest = message
                 break
             harness = harness or _has_text(message)
@@ -171,8 +179,8 @@ def _user_messages(messages: list[Any]) -> _Asks:
                 break
         elif after_tool is None:
             after_tool = _role(message) in ("tool", "function")
-    first, passed_over = _first(messages, latest)
-    return _Asks(first, latest, bool(after_tool), harness or passed_over)
+    first, passed_over = _first(messages, latest, aiders)
+    return _Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
 
 
 def first_ask(messages: list[Any]) -> object:
@@ -180,13 +188,14 @@ def first_ask(messages: list[Any]) -> object:
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or None: the message the classifier reads as the first, which keys a conversation too
     (`router.request.conversation_key`)."""
-    return _first(messages, None)[0]
+    return _first(messages, None, aider.is_aiders(messages))[0]
 
 
-def _first(messages: list[Any], latest: object) -> tuple[object, bool]:
+def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
-    and whether an agent's text alone or Aider's messages were passed over on the way."""
-    start = aider.examples_end(messages)
+    and whether an agent's text alone or Aider's messages were passed over on the way;
+    `aiders`: the request is Aider's (`classifier.aider.is_aiders`)."""
+    start = aider.examples_end(messages)  # none but in Aider's requests
     harness = start > 0
     for index in range(start, min(len(messages), SCAN_MESSAGES)):
         message = messages[index]
@@ -194,9 +203,9 @@ def _first(messages: list[Any], latest: object) -> tuple[object, bool]:
             continue
         if message is latest:
             return message, harness
-        if aider.is_pair(messages, index):
+        if aiders and aider.is_pair(messages, index):
             harness = True
-        elif _asks(message):
+        elif _asks(message, aiders):
             return message, harness
         else:
             harness = harness or _has_text(message)
@@ -297,11 +306,11 @@ def view(body: object) -> RequestView:
     latest, latest_cut = "", False
     if isinstance(asks.latest, dict):
         content = aider.without_mode_reminder(asks.latest, messages)
-        latest, latest_cut = _read(content)
+        latest, latest_cut = _read(content, asks.aiders)
         latest_cut = latest_cut or content is not asks.latest.get("content")
     first, first_cut = "", False  # the first user message, unless it is the latest
     if asks.first is not asks.latest and isinstance(asks.first, dict):
-        first, first_cut = _read(asks.first.get("content"))
+        first, first_cut = _read(asks.first.get("content"), asks.aiders)
     system = body.get("system") if isinstance(body.get("system"), str) else ""
     if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
         system = content_text(messages[0].get("content"))
@@ -334,17 +343,17 @@ def cut_short(body: object) -> tuple[bool, bool]:
         return False, False
     asks = _user_messages(_messages(body))
     first = asks.first if asks.first is not asks.latest else None
-    return _cut(asks.latest), _cut(first)
+    return _cut(asks.latest, asks.aiders), _cut(first, asks.aiders)
 
 
-def _cut(message: object) -> bool:
+def _cut(message: object, aiders: bool) -> bool:
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
         if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips
-        content = "\n".join(_texts(content))
+        content = "\n".join(_texts(content, aiders))
     elif isinstance(content, str):
-        content = own_words(content)
+        content = own_words(content, aiders=aiders)
     return isinstance(content, str) and clip(content) is not content
 
 

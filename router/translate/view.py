@@ -12,8 +12,8 @@ a short one does. Nor does it hold what no reader of it reads: an assistant turn
 tool input (`_unread_cut`), the router's placeholder for an attachment chat cannot carry
 (the classifier would read it as the user's words), a Responses developer item after the
 conversation began (the backend gets it as a user turn, which the classifier would read as
-the ask: `instructions.without_later`), or a Messages system turn of the agent's own
-(Claude Code's list of its agents and skills, after the first ask: `_agents_system_turn`). A
+the ask: `instructions.without_later`), or a Messages system turn of Claude Code's own
+(its list of its agents and skills, after the first ask: `_claude_codes_system_turn`). A
 user turn's text blocks (a Responses user message's text parts) stay text parts, as the
 classifier reads them and as `_asks` asks of them (`turn_words`: each block with the one
 after it): joined into one text, as the backend gets them, an agent's notice that runs to
@@ -24,9 +24,11 @@ dropped the one before it past the tail (found in review).
 
 from __future__ import annotations
 
+import re
 from itertools import islice
 from typing import Any
 
+from classifier.aider import is_aiders
 from classifier.harness import has_words, turn_asks
 from classifier.queued import queued_after
 from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
@@ -38,6 +40,19 @@ _TAIL = 62
 _PARTS = 8  # blocks kept from each end of a list: the classifier reads 8 + 8 parts
 _NESTED = ("content", "output")  # where a turn or a tool result keeps its blocks
 _TEXT_TYPES = ("text", "input_text")  # a user's words, in Messages and in Responses
+# How Claude Code's own system turns start (`mid-conversation-system` beta; recorded of
+# 2.1.197: tests/fixtures/claude-code-2.1.197): the list of its agents (the list of its
+# skills after it), the list of its skills alone, and its note that the date changed
+CLAUDE_CODE_SYSTEM_TURNS = (
+    "Available agent types for the Agent tool:",
+    "The following skills are available for use with the Skill tool:",
+    "The date has changed. Today's date is now ",
+)
+_CLAUDE_CODE_TURN = re.compile(
+    r"\s{0,64}(?:<system-reminder>\s{0,64})?(?:"
+    + "|".join(map(re.escape, CLAUDE_CODE_SYSTEM_TURNS))
+    + ")"
+)
 
 
 def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
@@ -76,8 +91,8 @@ def _bounded(body: dict[str, Any], key: str) -> dict[str, Any]:
     turns = body.get(key)
     if isinstance(turns, list):
         kept = turns if len(turns) <= _HEAD + _TAIL else _head_ask_tail(turns, key)
-        if key == "messages":  # the agent's own system turns are no one's ask
-            kept = [turn for turn in kept if not _agents_system_turn(turn)]
+        if key == "messages":  # Claude Code's own system turns are no one's ask
+            kept = [turn for turn in kept if not _claude_codes_system_turn(turn)]
         out[key] = [_clipped(turn, depth=2) for turn in kept]
         if key == "messages":
             out[key] = [_unread_cut(turn) for turn in out[key]]
@@ -94,14 +109,16 @@ def _head_ask_tail(turns: list[Any], key: str) -> list[Any]:
     after 31 rounds the ask fell out of the view and the first message decided alone (found
     in review); Codex's first two turns are its AGENTS.md and environment, no asks. Looked
     for by role and block type, and a text block's ends (`_asks`), as far as the classifier
-    looks in a chat body: the first among `SCAN_MESSAGES`, the latest `SCAN_ROLES` back."""
+    looks in a chat body: the first among `SCAN_MESSAGES`, the latest `SCAN_ROLES` back;
+    Aider's reflections are no asks in its requests only (`is_aiders`), as there."""
     tail = len(turns) - _TAIL
-    first = next((i for i in range(min(tail, SCAN_MESSAGES)) if _asks(turns[i], key)), tail)
+    aiders = is_aiders(turns)
+    first = next((i for i in range(min(tail, SCAN_MESSAGES)) if _asks(turns[i], key, aiders)), tail)
     latest = next(
         (
             index
             for index in range(len(turns) - 1, max(len(turns) - 1 - SCAN_ROLES, _HEAD - 1), -1)
-            if _asks(turns[index], key)
+            if _asks(turns[index], key, aiders)
         ),
         tail,
     )
@@ -109,7 +126,7 @@ def _head_ask_tail(turns: list[Any], key: str) -> list[Any]:
     return [*turns[:_HEAD], *(turns[i] for i in between), *turns[tail:]]
 
 
-def _asks(turn: object, key: str) -> bool:
+def _asks(turn: object, key: str, aiders: bool) -> bool:
     """A user turn with words of the user's in it: not only tool results, images or an
     agent's harness text (`has_words` of a string, `turn_asks` of its text blocks: the
     classifier's own test). The texts are read together, as the classifier reads the
@@ -125,8 +142,8 @@ def _asks(turn: object, key: str) -> bool:
     if turn.get("role") != "user":
         return False
     if isinstance(content, str):
-        return has_words(content)
-    return turn_asks(_block_texts(content))
+        return has_words(content, aiders=aiders)
+    return turn_asks(_block_texts(content), aiders=aiders)
 
 
 def _block_texts(content: object) -> list[str]:
@@ -147,24 +164,32 @@ def _typed(content: object) -> bool:
     result, and the translation reads the turn as a user's. Passed over as no user's turn,
     it was dropped once a tool loop ran on past the tail, and the ask before it kept in its
     place. Its other system turns (a note that the date changed, its agents' list) are no
-    asks, and the view leaves them out (`_agents_system_turn`)."""
+    asks, and the view leaves them out (`_claude_codes_system_turn`); another client's
+    system turn is no ask here either, as before, but the view keeps it."""
     texts = [content] if isinstance(content, str) else _block_texts(content)
     return any((q := queued_after(t, 0, len(t))) is not None and q.words for t in texts)
 
 
-def _agents_system_turn(turn: object) -> bool:
-    """Whether a Messages turn is a system turn of the agent's own: one that holds no message
-    the user typed (`_typed`). The translation makes a system turn a user message, as the
-    backend gets it (a chat template may refuse a system message after the first, and
-    litellm moves every system message to Anthropic's `system`), and the classifier read it
-    as the latest ask: Claude Code (2.1.197, its `mid-conversation-system` beta) sends one
-    after the first user message on every request, its agents' and skills' list, and "write
-    a python function is_prime in primes.py" was read by its 2,001 characters, tool_calling
-    0.9 (found in review). Left out of the view, it is read by no one: not as the ask, nor
-    in the conversation key or the ledger's prompt text."""
-    return (
-        isinstance(turn, dict) and turn.get("role") == "system" and not _typed(turn.get("content"))
-    )
+def _claude_codes_system_turn(turn: object) -> bool:
+    """Whether a Messages turn is a system turn of Claude Code's own: each of its texts starts
+    with one of `CLAUDE_CODE_SYSTEM_TURNS` (past white space and a `<system-reminder>`
+    opening), and it holds no message the user typed (`_typed`). The translation makes a
+    system turn a user message, as the backend gets it (a chat template may refuse a system
+    message after the first, and litellm moves every system message to Anthropic's
+    `system`), and the classifier read it as the latest ask: Claude Code (2.1.197, its
+    `mid-conversation-system` beta) sends one after the first user message on every request,
+    its agents' and skills' list, and "write a python function is_prime in primes.py" was
+    read by its 2,001 characters, tool_calling 0.9 (found in review). Left out of the view,
+    it is read by no one: not as the ask, nor in the conversation key or the ledger's prompt
+    text. Told by Claude Code's fixed wording, not by the role alone: another client's
+    system turn holds its own words ("Write a Python function that parses ISO 8601 dates"
+    after a greeting, a haiku ask alone), read as before (found in review)."""
+    if not isinstance(turn, dict) or turn.get("role") != "system":
+        return False
+    content = turn.get("content")
+    texts = [content] if isinstance(content, str) else _block_texts(content)
+    own = bool(texts) and all(_CLAUDE_CODE_TURN.match(text) for text in texts)
+    return own and not _typed(content)
 
 
 def _unread_cut(turn: object) -> object:

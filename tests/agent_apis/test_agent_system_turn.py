@@ -108,8 +108,9 @@ def test_the_ledgers_prompt_and_the_conversation_key_read_the_users_words() -> N
     assert conversation_key(view, {}, "c") == conversation_key(alone, {}, "c")
 
 
-def test_classify_reads_claude_codes_first_turn_by_the_users_words(tmp_path: Path) -> None:
-    """`smf-router classify --body FILE --api messages`, as a user checks a captured body."""
+def classified(tmp_path: Path, body: Path) -> dict[str, Any]:
+    """`smf-router classify --body FILE --api messages --json`, as a user checks a captured
+    body: the JSON it prints."""
     config = tmp_path / "router.yaml"
     config.write_text(
         "backends:\n"
@@ -118,16 +119,74 @@ def test_classify_reads_claude_codes_first_turn_by_the_users_words(tmp_path: Pat
         encoding="utf-8",
     )
     done = subprocess.run(
-        [SMF_ROUTER, "classify", "-c", config, "--body", FIXTURE, "--api", "messages", "--json"],
+        [SMF_ROUTER, "classify", "-c", config, "--body", body, "--api", "messages", "--json"],
         capture_output=True,
         text=True,
         timeout=120,
         check=False,
     )
     assert done.returncode == 0, done.stderr
-    read = json.loads(done.stdout)
+    return dict(json.loads(done.stdout))
+
+
+def test_classify_reads_claude_codes_first_turn_by_the_users_words(tmp_path: Path) -> None:
+    """`smf-router classify --body FILE --api messages`, as a user checks a captured body."""
+    read = classified(tmp_path, FIXTURE)
     assert read["intent"]["label"] == "coding"
     assert read["classifier"]["rule"] is None
     assert read["classifier"]["read"]["latest_chars"] == len(
         "write a python function is_prime in primes.py"
     )
+
+
+ISO = "Write a Python function that parses ISO 8601 dates and returns a datetime, with unit tests."
+HAIKU = "Write a haiku about the sea."
+GREETING = [
+    {"role": "user", "content": "hi there"},
+    {"role": "assistant", "content": "Hello! How can I help?"},
+]
+OTHER_CLIENTS = {  # another client's system turns: the turns, the ask in them, its label
+    "after a greeting": ([*GREETING, {"role": "system", "content": ISO}], ISO, "coding"),
+    "alone": ([{"role": "system", "content": HAIKU}], HAIKU, "prose"),
+}
+
+
+@pytest.mark.parametrize("name", OTHER_CLIENTS)
+def test_another_clients_system_turn_is_read(tmp_path: Path, name: str) -> None:
+    """Only Claude Code's own system turns are left out, told by its wording: an SDK's system
+    turn holds its user's words, read as a user turn's are (the ISO 8601 task after a
+    greeting was tool_calling 0.62 read from "hi there", and a haiku's ask alone nothing
+    read, found in review)."""
+    turns, ask, label = OTHER_CLIENTS[name]
+    body = {"model": "auto", "max_tokens": 100, "messages": turns}
+    as_user = {**body, "messages": [*turns[:-1], {"role": "user", "content": ask}]}
+    (tmp_path / "body.json").write_text(json.dumps(body), encoding="utf-8")
+    (tmp_path / "user.json").write_text(json.dumps(as_user), encoding="utf-8")
+    read, plain = (
+        classified(tmp_path, tmp_path / "body.json"),
+        classified(tmp_path, tmp_path / "user.json"),
+    )
+    assert read["intent"]["label"] == label
+    assert read["classifier"] == plain["classifier"]
+    assert read["classifier"]["read"]["latest_chars"] == len(ask)
+    assert chat_view("messages", body)["messages"][-1] == {"role": "user", "content": ask}
+
+
+def test_claude_codes_other_system_turns_are_left_out() -> None:
+    """Its skills' list alone (a system turn of its own in many of 2.1.197's requests, its
+    agents' list in another, recorded in a live review) and its note that the date changed,
+    bare or in a reminder, are Claude Code's too: left out of the view."""
+    body = first_turn()
+    turn = body["messages"][1]["content"]
+    skills = turn[turn.index("The following skills are available for use with the Skill tool:") :]
+    date = (
+        "The date has changed. Today's date is now 2026-12-06. DO NOT mention this to the user"
+        " explicitly because they are already aware."
+    )
+    alone = chat_view("messages", first_turn(None, False))
+    for text in (skills, date, f"<system-reminder>\n{date}\n</system-reminder>"):
+        body["messages"][1] = {"role": "system", "content": text}
+        assert chat_view("messages", body)["messages"] == alone["messages"]
+        blocks = {"role": "system", "content": [{"type": "text", "text": text}]}
+        body["messages"][1] = blocks
+        assert chat_view("messages", body)["messages"] == alone["messages"]
