@@ -51,9 +51,9 @@ HOW = """\
    the start or end of a text are cut from it; a text an agent starts with a
    notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
    matched through its template's last sentence, after which words are read, also after a
-   first turn's `<task>`), one of Aider's reflections (its own text after a reply's edits
-   failed or lint failed: "No filename provided before ``` in file listing", "# 1
-   SEARCH/REPLACE block failed to match!"), or a tool's
+   first turn's `<task>`), in Aider's requests one of its reflections (its own text after a
+   reply's edits failed or lint failed: "No filename provided before ``` in file listing",
+   "# 1 SEARCH/REPLACE block failed to match!", "I ran this command:"), or a tool's
    result that such a resumption follows in its turn, has no words; the tags
    an agent wraps the user's words in (Cline's `<task>`, a slash command's
    `<command-args>`, Claude Code's `<teammate-message>`, several in one text all read, and
@@ -66,10 +66,13 @@ HOW = """\
    message with no words left (or only an image: a tool result's, which chat
    carries in a user message after the tool messages) is no ask, neither the latest (at
    most 64 such are passed over) nor the first; a tool result before it is still the last
-   message. Nor is Aider's example conversation (to its "I switched to a new code base..."
-   and "Ok.", among the first 16 messages) the first ask, nor one of its fixed pairs (the
-   repository map, the read-only and the added files, or a note that none are, or a note of
-   its commit, with Aider's reply after it: `classifier/aider.py`) the first or the latest.
+   message. Nor, in Aider's requests, is its example conversation (to its "I switched to a
+   new code base..." and "Ok.", among the first 16 messages) the first ask, nor one of its
+   fixed pairs (the repository map, the read-only and the added files, or a note that none
+   are, or a note of its commit, with Aider's reply after it) the first or the latest. A
+   request is Aider's by its example conversation or a pair it sends on every request (not
+   a note on its edits) among its first or last 16 messages (`classifier/aider.py`); in
+   another client's, a message that starts as Aider's texts do is read as written.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
