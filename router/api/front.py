@@ -11,8 +11,8 @@ and plan, dispatch with fallback, decision headers, the record finished exactly 
 refused before the gateway took it (its body or model) has a record too
 (`router.api.refusal`), except one whose key was refused or that a web page sent: those are
 only counted. Errors leave in the API's envelope (OpenAI's; Anthropic's for
-Messages), with the record's `x-request-id`; a streamed Responses request's context-length
-refusal or 429 leaves in-band, the form Codex acts on (`router.translate.responses_refusal`).
+Messages), with the record's `x-request-id`; a Codex stream's context-length refusal or 429
+leaves in-band, the form Codex acts on (`router.translate.responses_refusal`).
 A bug never reaches uvicorn as a traceback: it is logged and answered with a 500 envelope
 (or, once a stream has begun, with an in-band error event in the API's shape). Nor does
 the end of the shutdown drain: what still runs then is answered with a 503 the client may
@@ -40,7 +40,7 @@ from router.gateway import Gateway
 from router.record import Api
 from router.relay import Tally, error_event, relay
 from router.translate import events
-from router.translate.responses_refusal import refusal_stream, told_in_band
+from router.translate.responses_refusal import is_codex, refusal_stream, told_in_band
 
 log = logging.getLogger("smf_router")
 
@@ -148,7 +148,7 @@ async def _serve(state: Any, api: Api, scope: Scope, receive: Receive, send: Sen
     reply = Reply()
     watcher = watch(receive, reply, call)
     try:
-        await _answer(gateway, call, send, reply)
+        await _answer(gateway, call, send, reply, is_codex(headers))
     except asyncio.CancelledError:  # the record is finished already, whoever cancelled
         if call.client_left:
             _uncancel()  # our own cancellation: nothing is wrong, and nobody to tell
@@ -181,11 +181,12 @@ async def _refused(gateway: Gateway, send: Send, arrival: Arrival, error: Router
     await _send_error(send, arrival.api, error, {"x-request-id": record.request_id})
 
 
-async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply) -> None:
+async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply, codex: bool) -> None:
+    """`codex`: the client is Codex (`is_codex`), told some refusals in-band."""
     try:
         committed = await gateway.dispatch(call)
     except RouterError as error:  # the record is finished: it keeps the error's status
-        if told_in_band(call.api, call.stream, error):
+        if told_in_band(call.api, call.stream, error, codex):
             reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
             await _send_stream(send, decision_headers(call), refusal_stream(error, call.body))
         else:

@@ -1,4 +1,4 @@
-"""A refusal of a streamed Responses request told in-band, as OpenAI tells it (Codex reads it).
+"""A refusal of a Codex stream told in-band, as OpenAI tells it (Codex reads it so only).
 
 Codex branches on a `response.failed` event's `error.code`, never on an HTTP error's body:
 `context_length_exceeded` marks its window full, so it compacts its history and asks again;
@@ -10,11 +10,20 @@ retry limit" at once (openai/codex `codex-api/src/api_bridge.rs` `map_api_error`
 after turn, `/compact` too, and a wait out of a 429 ended the turn (found in review).
 
 So a context-length refusal (the router's own or the backend's before anything streamed) and
-a 429 go to a streamed Responses request as a stream of its own: `response.created`,
+a 429 go to Codex's streamed Responses request as a stream of its own: `response.created`,
 `response.in_progress`, then `response.failed`, shaped as the failure that ends a broken
 stream (`events.error_event`). The record keeps the error's status, as a stream that failed
 after its start does. Other refusals, other APIs and whole replies keep their HTTP status:
 a 503 Codex retries already, and a chat or Messages client reads the status.
+
+Only Codex (`is_codex`): every other Responses client retries by the HTTP status. The
+`openai` SDKs retry a 429 after its `Retry-After` and never a `response.failed` of a 200,
+and the OpenAI Agents SDK's streamed run (`Runner.run_streamed`) raised at once on the
+in-band 429 (`ModelBehaviorError`) that the same request whole, or over chat, waited out
+(found in review). Codex's HTTP client names its front end in an `originator` header and
+begins its user agent with the same name (openai/codex `default_client.rs`): `codex_cli_rs`
+(the CLI), `codex_exec` (`codex exec`), `codex_vscode` (the IDE extension); so a client is
+Codex when either begins with "codex", in any case.
 """
 
 from __future__ import annotations
@@ -22,6 +31,7 @@ from __future__ import annotations
 import math
 import re
 import time
+from collections.abc import Mapping
 from typing import Any
 
 from router.attempt_errors import RateLimited
@@ -37,9 +47,21 @@ from router.translate.wire import named_event
 CODEX_WAIT = re.compile(r"(?i)try again in\s*(\d+(?:\.\d+)?)\s*(s|ms|seconds?)")
 
 
-def told_in_band(api: Api, stream: bool, error: RouterError) -> bool:
-    """Whether `error`, ending a request before anything was sent, goes out in-band."""
-    if api != "responses" or not stream:
+# What Codex's `originator` header and user agent begin with, whichever front end sent it
+CODEX = "codex"
+
+
+def is_codex(headers: Mapping[str, str]) -> bool:
+    """Whether the request came from Codex: its `originator` or user agent says so."""
+    return any(
+        headers.get(name, "").lower().startswith(CODEX) for name in ("originator", "user-agent")
+    )
+
+
+def told_in_band(api: Api, stream: bool, error: RouterError, codex: bool) -> bool:
+    """Whether `error`, ending a request before anything was sent, goes out in-band: to a
+    Codex stream (`codex`, `is_codex`) only."""
+    if api != "responses" or not stream or not codex:
         return False
     return is_context_refusal(error) or isinstance(error, RateLimited | RateLimitedBackends)
 

@@ -3,7 +3,9 @@ reads it: `response.created`, `response.in_progress`, then `response.failed` who
 `error.code` is `context_length_exceeded` (Codex compacts) or `rate_limit_exceeded` with a
 wait in the words Codex parses (Codex waits it out and asks again). As an HTTP 400 or 429
 Codex ended the turn, every later turn too, `/compact` included (found in review). Whole
-replies, chat and Messages keep their status; the record keeps the error's.
+replies, chat and Messages keep their status; the record keeps the error's. Codex only (its
+`originator` header or user agent): any other Responses client's stream gets the HTTP
+status its SDK retries by (the Agents SDK's streamed run raised on the in-band 429 at once).
 
 Real sockets: the router and two simulators on 127.0.0.1, the official `openai` SDK."""
 
@@ -28,6 +30,9 @@ from tests.router.context_windows import windowed
 CODEX_WAIT = re.compile(r"(?i)try again in\s*(\d+(?:\.\d+)?)\s*(s|ms|seconds?)")
 LONG = [{"role": "user", "content": "Write a Python function. " + "word " * 400}]
 OPENERS = ["response.created", "response.in_progress"]
+# What Codex CLI 0.42 sends (openai/codex `default_client.rs`): its originator, and a user
+# agent that begins with it
+CODEX = {"originator": "codex_cli_rs", "user-agent": "codex_cli_rs/0.42.0 (Linux; x86_64) xterm"}
 
 
 @contextmanager
@@ -42,12 +47,13 @@ def recorded(proxy: RunningRouter) -> Iterator[Collect]:
 
 
 def streamed(proxy: RunningRouter) -> tuple[Any, list[Any], Any]:
-    """A streamed Responses request of `LONG`: the raw reply, its events, and its record."""
+    """Codex's streamed Responses request of `LONG`: the raw reply, its events, and its record."""
     with recorded(proxy) as records:
         raw = sdk(proxy).responses.with_raw_response.create(
             model="auto",
             input=LONG,  # type: ignore[arg-type]
             stream=True,
+            extra_headers=CODEX,
         )
         events = list(raw.parse())
         return raw, events, records.wait(2.0)
@@ -168,8 +174,56 @@ def test_other_refusals_of_a_codex_stream_keep_their_status(tmp_path: Path) -> N
             answer = httpx.post(
                 f"{proxy.url}/responses",
                 json={"model": "auto", "input": "hi", "stream": True},
-                headers={"x-smf-private": "true"},
+                headers={"x-smf-private": "true", **CODEX},
                 trust_env=False,
             )
     assert answer.status_code == 400, answer.text
     assert answer.headers["content-type"].startswith("application/json")
+
+
+def test_another_clients_stream_gets_the_http_status_its_sdk_retries_by(tmp_path: Path) -> None:
+    """The `openai` SDK (the Agents SDK's model) retries a 429 by its status and Retry-After,
+    never a `response.failed` in a 200: told in-band, `Runner.run_streamed` raised at once
+    where the same request whole waited and was served (found in review). Codex is told by
+    its `originator` (the IDE extension's here, its user agent none of Codex's) or its user
+    agent alone; no other client gets the in-band form."""
+    with local_and_cloud() as pair:
+        for server in pair.values():
+            server.control("faults", {"fault": "rate_limit:30"})
+        with router(_cloud_first(tmp_path, pair)) as proxy:
+            with pytest.raises(openai.RateLimitError) as met:  # the backends' own 429s
+                sdk(proxy).responses.create(model="auto", input=LONG, stream=True)  # type: ignore[arg-type]
+            with pytest.raises(openai.RateLimitError) as refused:  # the router's own
+                sdk(proxy).responses.create(model="auto", input=LONG, stream=True)  # type: ignore[arg-type]
+            codex = [
+                httpx.post(
+                    f"{proxy.url}/responses",
+                    json={"model": "auto", "input": LONG, "stream": True},
+                    headers=headers,
+                    trust_env=False,
+                )
+                for headers in (
+                    {"originator": "codex_vscode", "user-agent": "Mozilla/5.0"},
+                    {"user-agent": "codex_exec/0.42.0 (Mac OS 14.0.0; arm64) unknown"},
+                )
+            ]
+    for error in (met.value, refused.value):
+        assert error.status_code == 429 and error.code == "rate_limit_exceeded"
+        assert error.response.headers["content-type"].startswith("application/json")
+        assert 1 <= int(error.response.headers["retry-after"]) <= 30
+    for answer in codex:
+        assert answer.status_code == 200, answer.text
+        assert answer.headers["content-type"].startswith("text/event-stream")
+        assert "rate_limit_exceeded" in answer.text and "response.failed" in answer.text
+
+
+def test_another_clients_stream_gets_a_context_refusal_as_a_400(tmp_path: Path) -> None:
+    """No window holds the prompt: the 400 a whole request gets, for any client but Codex."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(windowed(local, cloud, tmp_path, (100, 200))) as proxy,
+        pytest.raises(openai.BadRequestError) as refused,
+    ):
+        sdk(proxy).responses.create(model="auto", input=LONG, stream=True)  # type: ignore[arg-type]
+    assert refused.value.status_code == 400 and refused.value.code == "context_length_exceeded"
