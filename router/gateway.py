@@ -43,7 +43,7 @@ from router.record import Api, Outcome, Record, Usage
 from router.refusals import refusal_of
 from router.relay import Tally, usage_of
 from router.routing_headers import is_private, target_of
-from router.stored_responses import StoredResponses
+from router.stored_responses import StoredResponses, carried
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
 from router.translate.pairing import native
@@ -155,6 +155,7 @@ class Gateway:
         # before the span: a turn continuing another caller's response, or one the router
         # made over chat, is refused
         home = self.stored.home(api, body, caller.name, self.config.backend_names)
+        continued = self.stored.continued(api, body, caller.name)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         # What raises after it all the same (a bug, a 500) ends it, with its open child.
@@ -170,9 +171,9 @@ class Gateway:
             else NO_SPAN
         )
         try:
-            intent = self._classify(view, target, span, traffic)
-            conversation = req.conversation_key(
-                view, headers, caller.name, self.conversation_secret
+            intent = carried(self._classify(view, target, span, traffic), continued)
+            conversation = (continued.conversation if continued else "") or req.conversation_key(
+                view, headers, caller.name, self.conversation_secret, req.server_thread(api, body)
             )
             demand = self._demand(api, body, target, private, conversation, home)
             the_plan = self._plan(intent, target, demand)
@@ -355,7 +356,8 @@ class Gateway:
         record.usage = usage or Usage()
         if record.backend and call.api == "responses":  # a chat backend's: the router made it
             home = record.backend if native(call.api, self.config.backend(record.backend)) else None
-            self.stored.made(call.api, call.body, record.caller, tally.response_id, home)
+            made = (tally.response_id, home, record.conversation or "", call.plan.intent)
+            self.stored.made(call.api, call.body, record.caller, *made)
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = str(tally.text)
         if self.pricing is not None and record.backend:

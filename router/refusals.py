@@ -230,16 +230,21 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
 
 
 def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
-    """The backend that stored the response this turn continues may not take it: a cloud
-    one for a private request, or not the backend the client named. No other can (one
-    skipped for another reason, its window or its API, is refused as such)."""
+    """The backend that stored the response this turn continues, or the conversation it
+    names, may not take it: a cloud one for a private request, or not the backend the
+    client named. No other can (one skipped for another reason, its window or its API, is
+    refused as such)."""
     home = plan.response_home
     if private:
         why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
     else:
         why = f"{home!r}, which {plan.target.name!r} does not use"
+    if plan.server_state == "conversation":
+        field, what = "conversation", "a conversation"
+    else:
+        field, what = "previous_response_id", "a response"
     return BadRequest(
-        f"previous_response_id names a response stored on {why}; no other backend holds "
-        "that conversation: send its whole input instead",
-        param="previous_response_id",
+        f"{field} names {what} stored on {why}; no other backend holds that conversation: "
+        "send its whole input instead",
+        param=field,
     )

@@ -18,6 +18,7 @@ from classifier.request import first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
+from router.stored_responses import conversation_of
 from router.translate.native_responses import only_own_reasoning
 from router.translate.responses_items import OWN_REASONING
 from router.translate.view import chat_view
@@ -260,13 +261,18 @@ def identified(headers: dict[str, str]) -> dict[str, str]:
     return {**headers, "x-request-id": request_id(headers)}
 
 
-def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: bytes = b"") -> str:
+def conversation_key(
+    body: dict[str, Any], headers: Any, caller: str, secret: bytes = b"", thread: str | None = None
+) -> str:
     """A stable, non-reversible key for the conversation (never the text itself), keyed
     with `secret` so that a guess at a `user` or a prompt cannot be checked against it
     (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
     sending one session id are two conversations, and neither pins the other's backend.
 
-    A session id (Claude Code's header, `prompt_cache_key`) names one conversation. OpenAI's
+    A session id (Claude Code's header, `prompt_cache_key`) names one conversation, and so
+    does `thread`, what a Responses turn names stored on the server (`server_thread`): such a
+    turn sends only its new items, no first user message (a turn continuing a response the
+    router knows takes that response's key instead: `router.stored_responses`). OpenAI's
     `user` names an end user, the same on every chat of theirs: it only tells apart one
     opening sent by two users, mixed with the system prompt and first user message. Taken as
     the key alone, one math chat pinned all that user's later chats, of any intent, to the
@@ -284,8 +290,8 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
-    if session:
-        _hash_part(digest, f"session:{session}")
+    if session or thread:
+        _hash_part(digest, f"session:{session}" if session else f"thread:{thread}")
         return digest.hexdigest()
     user = body.get("user")
     _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
@@ -307,6 +313,20 @@ def conversation_key(body: dict[str, Any], headers: Any, caller: str, secret: by
             content = without_reminder(content).rstrip()
         _hash_part(digest, str(content)[:2048])
     return digest.hexdigest()
+
+
+def server_thread(api: Api, body: dict[str, Any]) -> str | None:
+    """What a Responses turn names stored on the server, for its conversation key: the
+    conversation (the Conversations API's, the same on every turn), else the response it
+    continues when the router does not know it (made before a restart, or forgotten): the
+    turns after it continue responses it knows and take this key from them."""
+    if api != "responses":
+        return None
+    conversation = conversation_of(body)
+    if conversation:
+        return f"conversation:{conversation}"
+    previous = body.get("previous_response_id")
+    return f"response:{previous}" if isinstance(previous, str) and previous else None
 
 
 def _hash_part(digest: hashlib.blake2b, text: str) -> None:

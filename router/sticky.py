@@ -10,21 +10,25 @@ from __future__ import annotations
 
 from collections import OrderedDict
 from collections.abc import Callable
+from typing import Generic, TypeVar
+
+V = TypeVar("V")
 
 
-class StickyTable:
-    """conversation key → (backend, expiry), with a sliding TTL and a size bound."""
+class Table(Generic[V]):
+    """key → (value, expiry), with a sliding TTL and a size bound (the stored Responses keep
+    more than a backend's name: `router.stored_responses.Turn`)."""
 
     def __init__(self, ttl_s: float, max_entries: int, clock: Callable[[], float]) -> None:
         self.ttl_s = ttl_s
         self.max_entries = max_entries
         self.clock = clock
-        self._entries: OrderedDict[str, tuple[str, float]] = OrderedDict()
+        self._entries: OrderedDict[str, tuple[V, float]] = OrderedDict()
 
     def __len__(self) -> int:
         return len(self._entries)
 
-    def get(self, conversation: str) -> str | None:
+    def get(self, conversation: str) -> V | None:
         entry = self._entries.get(conversation)
         if entry is None:
             return None
@@ -34,7 +38,7 @@ class StickyTable:
             return None
         return backend
 
-    def remember(self, conversation: str, backend: str) -> None:
+    def remember(self, conversation: str, backend: V) -> None:
         """The conversation was just served by `backend`: keep it there (TTL restarts)."""
         if self.ttl_s <= 0 or not conversation:
             return
@@ -58,18 +62,22 @@ class StickyTable:
         while len(self._entries) > self.max_entries:
             self._entries.popitem(last=False)
 
-    def forget_backend(self, backend: str) -> int:
-        """Drop every conversation held by `backend` (a reload changed or removed it);
-        returns how many."""
-        doomed = [k for k, (b, _) in self._entries.items() if b == backend]
-        for key in doomed:
-            del self._entries[key]
-        return len(doomed)
-
     def expire(self) -> int:
         """Drop expired entries (called periodically so memory follows live conversations)."""
         now = self.clock()
         doomed = [k for k, (_, expires) in self._entries.items() if now >= expires]
+        for key in doomed:
+            del self._entries[key]
+        return len(doomed)
+
+
+class StickyTable(Table[str]):
+    """conversation key → (backend, expiry)."""
+
+    def forget_backend(self, backend: str) -> int:
+        """Drop every conversation held by `backend` (a reload changed or removed it);
+        returns how many."""
+        doomed = [k for k, (b, _) in self._entries.items() if b == backend]
         for key in doomed:
             del self._entries[key]
         return len(doomed)

@@ -24,17 +24,38 @@ caller's conversation (found in review). Callers are key names (an open router h
 own turns continuing them are refused until they age out, and they start again with their
 whole input; a name given to another key hands it the ids; keys added to an open router
 refuse every id made before.
+
+A turn that continues a stored response carries neither the first user message nor a
+session id, so the conversation key read from it (`router.request.conversation_key`) was
+one of the caller's `user` and instructions alone: every chained turn of every session
+with the same instructions shared it, and a sticky pin from one session's cloud turn held
+the others' (found in review). So each reply keeps, beside its backend, its turn's
+conversation key, and a turn continuing it takes that key (`Turn`); and the intent of its
+turn, for a turn whose own input the classifier reads nothing in (only a tool's output),
+which the default route took while the backend came from the pin: a chat request's whole
+history says what the conversation asks, a chained turn's new items do not.
+
+The Conversations API's `conversation` names a conversation stored on one server too, and
+every turn names it: it is pinned alike, to the backend that served its last turn, per
+caller (`home`). A sticky pin would not do: it gives way to a detour (a backend down,
+full, gated), and whichever backend the detour reached holds no such conversation. A
+conversation the router has not seen served (its first turn here) is routed as before,
+to a backend that speaks Responses itself. Unlike a response id, another caller's
+conversation id is not refused: conversations are made at the provider, not through the
+router, which cannot tell who made one.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from typing import Any
 
+from classifier.intent import Intent
 from router.errors import BadRequest
 from router.record import Api
-from router.sticky import StickyTable
+from router.sticky import StickyTable, Table
 
 # How long an id is kept: OpenAI stores a response for 30 days; vLLM until it restarts.
 # `sticky_max_entries` bounds the table, least recently made first out.
@@ -55,17 +76,47 @@ class ResponseNotFound(BadRequest):
         super().__init__(message, param="previous_response_id")
 
 
+@dataclass(frozen=True, slots=True)
+class Turn:
+    """The turn that made a stored response, or last served a stored conversation: the
+    backend that holds it (`MADE_OVER_CHAT`: none), the turn's conversation key ("": not
+    known) and its intent (None: not known)."""
+
+    backend: str
+    conversation: str = ""
+    intent: Intent | None = None
+
+
 def key(caller: str, response_id: str) -> str:
     """The table's key: one caller's id (the NUL keeps `a`+`bc` apart from `ab`+`c`)."""
     return f"{caller}\0{response_id}"
 
 
+def conversation_of(body: dict[str, Any]) -> str | None:
+    """The id of the stored conversation a Responses body names: `conversation` is its id,
+    or an object holding it (`{"id": "conv_…"}`)."""
+    named = body.get("conversation")
+    if isinstance(named, dict):
+        named = named.get("id")
+    return named if isinstance(named, str) and named else None
+
+
+def carried(intent: Intent, continued: Turn | None) -> Intent:
+    """`intent`, or the intent of the turn a Responses turn continues (`continued`) when the
+    classifier read nothing in the turn's own new items (only a tool's output)."""
+    if intent.source == "default" and continued is not None and continued.intent is not None:
+        return continued.intent
+    return intent
+
+
 class StoredResponses:
-    """(caller, response id) → the backend that stored it, and response id → its caller,
-    each LRU-bounded alike, with a TTL."""
+    """(caller, response id) → the turn that stored it, (caller, conversation id) → the
+    turn that last served it, and response id → its caller, each LRU-bounded alike, with a
+    TTL."""
 
     def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.table = StickyTable(KEPT_S, max_entries, clock)
+        self.table: Table[Turn] = Table(KEPT_S, max_entries, clock)
+        self.conversations: Table[Turn] = Table(KEPT_S, max_entries, clock)
         self.owners = StickyTable(KEPT_S, max_entries, clock)
 
     def __len__(self) -> int:
@@ -74,17 +125,19 @@ class StoredResponses:
     def home(
         self, api: Api, body: dict[str, Any], caller: str, configured: Collection[str]
     ) -> str | None:
-        """The backend that stored the response `body` continues, when `caller` made it and
-        it is still configured (one a reload removed leaves the turn routed as before).
-        Raises `ResponseNotFound` for another caller's response, and a `BadRequest` for one
-        the router made over chat: none holds it."""
+        """The backend that stored the response `body` continues, or else the conversation it
+        names, when `caller` made it and it is still configured (one a reload removed leaves
+        the turn routed as before). Raises `ResponseNotFound` for another caller's response,
+        and a `BadRequest` for one the router made over chat: none holds it."""
         previous = body.get("previous_response_id") if api == "responses" else None
         if not isinstance(previous, str) or not previous:
-            return None
+            turn = self.continued(api, body, caller)
+            return turn.backend if turn and turn.backend in configured else None
         owner = self.owners.get(previous)
         if owner is not None and owner != caller:
             raise ResponseNotFound(previous)
-        backend = self.table.get(key(caller, previous))
+        turn = self.table.get(key(caller, previous))
+        backend = turn.backend if turn else None
         if backend == MADE_OVER_CHAT:
             raise BadRequest(
                 f"previous_response_id names a response the router made itself from a chat "
@@ -94,17 +147,44 @@ class StoredResponses:
             )
         return backend if backend in configured else None
 
+    def continued(self, api: Api, body: dict[str, Any], caller: str) -> Turn | None:
+        """The turn that made the response `body` continues (`previous_response_id`), or else
+        that last served the conversation it names, as `caller`'s; None when not known."""
+        if api != "responses":
+            return None
+        previous = body.get("previous_response_id")
+        if isinstance(previous, str) and previous:
+            return self.table.get(key(caller, previous))
+        conversation = conversation_of(body)
+        return self.conversations.get(key(caller, conversation)) if conversation else None
+
     def made(
-        self, api: Api, body: dict[str, Any], caller: str, response_id: str, backend: str | None
+        self,
+        api: Api,
+        body: dict[str, Any],
+        caller: str,
+        response_id: str,
+        backend: str | None,
+        conversation: str = "",
+        intent: Intent | None = None,
     ) -> None:
         """`backend`, which speaks Responses itself, answered `caller` with `response_id`
-        (None: the router made it, translating a chat backend's answer). Not one asked not
-        to store it (`store: false`): there is nothing to continue, as a backend would say."""
-        if api != "responses" or not response_id or body.get("store") is False:
+        (None: the router made it, translating a chat backend's answer), in the turn keyed
+        `conversation` and read as `intent`. Not one asked not to store it (`store: false`):
+        there is nothing to continue, as a backend would say. The conversation `body` names
+        lives on `backend` from now on, whatever `store` says (the server adds the turn)."""
+        if api != "responses":
+            return
+        turn = Turn(backend or MADE_OVER_CHAT, conversation, intent)
+        named = conversation_of(body)
+        if named and backend:  # only a backend that speaks Responses serves one (`policy`)
+            self.conversations.remember(key(caller, named), turn)
+        if not response_id or body.get("store") is False:
             return  # Codex sends store: false on every turn: such ids took slots from homes
-        self.table.remember(key(caller, response_id), backend or MADE_OVER_CHAT)
+        self.table.remember(key(caller, response_id), turn)
         self.owners.remember(response_id, caller)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)
+        self.conversations.resize(KEPT_S, max_entries)
         self.owners.resize(KEPT_S, max_entries)
