@@ -25,6 +25,12 @@ substrings of its message, type or code (`_CONTEXT_MARKERS`, see FACTS.md), in t
   Given: ..." (prompt plus output) or "`inputs` must have less than M tokens. Given: N";
 - Anthropic: "prompt is too long: N tokens > M maximum" and, prompt plus output, "input
   length and `max_tokens` exceed context limit: N + K > M, ...";
+- OpenAI, an output limit over the model's own cap, whatever the prompt ("max_tokens is too
+  large: 32000. This model supports at most 16384 completion tokens, whereas you provided
+  32000.", param `max_tokens`, code `invalid_value`: gpt-4o's, charmbracelet/catwalk#41),
+  and SGLang, one over its window ("max_completion_tokens is too large: N.This model
+  supports at most M completion tokens."): a backend with more room serves it (opencode
+  asks 32000 on every request);
 - Ollama: "prompt too long; exceeded max context length by N tokens"; LM Studio: "tokens to
   keep from the initial prompt is greater than the context length".
 Prompt plus output over the window is a `ContextTooLong` naming the prompt, as vLLM's older
@@ -82,6 +88,8 @@ _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstri
     "input length and `max_tokens` exceed context limit",  # Anthropic
     "exceeded max context length",  # Ollama
     "tokens to keep from the initial prompt is greater than the context length",  # LM Studio
+    "max_tokens is too large:",  # OpenAI's output cap
+    "max_completion_tokens is too large:",  # SGLang's output limit over its window
 )
 # A message reporting a body that failed validation quotes what it refused (pydantic's
 # "1 validation error: {... 'input': '<the client's text>'}" from vLLM, SGLang and FastAPI
@@ -95,9 +103,10 @@ _CONTEXT_STATUSES = (400, 413, 422)
 # The fields vLLM names when an output limit is over its window: the client's error names
 # the one it set, not `messages`.
 _OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
-_NAMED_LIMIT = re.compile(  # "max_tokens=600 cannot be …", "… (parameter=max_tokens, …)"
+_NAMED_LIMIT = re.compile(  # "max_tokens=600 cannot be …", "… (parameter=max_tokens, …)",
+    # "max_completion_tokens is too large: 600." (SGLang's, and OpenAI's with no `param`)
     r"(?:^|\(parameter=)(max_tokens|max_completion_tokens|max_output_tokens)"
-    r"(?:=\d+ cannot be greater than|,)"
+    r"(?:=\d+ cannot be greater than|,| is too large:)"
 )
 
 

@@ -57,6 +57,12 @@ def parser(prog: str = PROG) -> argparse.ArgumentParser:
     p.add_argument("--port", type=port_number, default=8888)
     p.add_argument("--model", default=None, help="served model name (echoed in responses)")
     p.add_argument("--max-model-len", type=int, default=None)
+    p.add_argument(
+        "--max-output-tokens",
+        type=int,
+        default=None,
+        help="the cloud profile's cap on a chat request's max_tokens (gpt-4o's: 16384)",
+    )
     p.add_argument("--max-num-seqs", type=int, default=32)
     p.add_argument(
         "--max-queued",
@@ -94,6 +100,7 @@ def settings_from(args: argparse.Namespace) -> SimSettings:
         profile=args.profile,
         model=args.model,
         max_model_len=args.max_model_len,
+        max_output_tokens=args.max_output_tokens,
         max_num_seqs=args.max_num_seqs,
         max_queued=args.max_queued,
         ttft_s=args.ttft_ms / 1000,

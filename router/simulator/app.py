@@ -31,6 +31,7 @@ from router.simulator.errors import (
     echoed_credentials,
     echoed_names,
     missing_model,
+    over_output_cap,
     render,
     sse_error,
 )
@@ -192,7 +193,7 @@ class Simulator:
             fault = None
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
-        self._check_window(ask)
+        self._check_window(ask, api.name)
         try:
             await self.capacity.acquire(ask.prompt_tokens)
         except QueueFull:
@@ -248,9 +249,10 @@ class Simulator:
             raise ApiError(400, "context_length", window=window, prompt_tokens=too_many)
         return False
 
-    def _check_window(self, ask: Ask) -> None:
+    def _check_window(self, ask: Ask, api: str) -> None:
         """A prompt over the window is refused everywhere; vLLM also refuses, on every API
-        it serves, an output limit over the window, naming the field it checked."""
+        it serves, an output limit over the window, naming the field it checked; the cloud
+        profile, on chat, one over its model's cap (`SimSettings.max_output_tokens`)."""
         window = self.settings.window
         if ask.prompt_tokens > window:
             raise ApiError(400, "context_length", window=window, prompt_tokens=ask.prompt_tokens)
@@ -262,6 +264,9 @@ class Simulator:
                 f"fewer output tokens. (parameter={name}, value={mt})"
             )
             raise ApiError(400, "max_tokens", message, name)
+        capped = over_output_cap(ask.max_tokens, self.settings.max_output_tokens)
+        if api == "chat" and capped is not None:
+            raise capped
 
     def _response_id(self, api: Api, req: Request, ids: random.Random) -> str:
         """vLLM names the response after an incoming `X-Request-Id`; the APIs it serves by

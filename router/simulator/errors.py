@@ -174,6 +174,22 @@ def context_message(flavor: Flavor, window: int, prompt_tokens: int) -> str:
     return f"prompt is too long: {prompt_tokens} tokens > {window} maximum"
 
 
+def over_output_cap(asked: int | None, cap: int | None) -> ApiError | None:
+    """OpenAI's 400 for an output limit over the model's own cap (`SimSettings.
+    max_output_tokens`), whatever the prompt: `invalid_value` on `max_tokens`, gpt-4o's
+    "max_tokens is too large: 32000. This model supports at most 16384 completion tokens,
+    whereas you provided 32000." (charmbracelet/catwalk#41), in those words whether the
+    request set `max_tokens` or `max_completion_tokens`, as reported for the latter too.
+    None when the limit is within the cap, or either is not set."""
+    if asked is None or cap is None or asked <= cap:
+        return None
+    message = (
+        f"max_tokens is too large: {asked}. This model supports at most {cap} completion "
+        f"tokens, whereas you provided {asked}."
+    )
+    return ApiError(400, "max_tokens", message, "max_tokens")
+
+
 def _phrase(status: int) -> str:
     """The reason phrase; a status outside the standard list (a `server_error:529` fault
     on the vllm profile, which vLLM itself never sends) gets a generic one."""

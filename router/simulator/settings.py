@@ -33,6 +33,9 @@ class SimSettings:
     ~15 and ~22). 0 means "as fast as possible". `fault` is a default fault spec applied to
     every request (`NAME[:ARG]`); `fault_rates` draws faults at random per request.
     `tokens_per_chunk` packs several tokens into one streamed delta, as a busy vLLM does.
+    `max_output_tokens`, on the cloud profile only: the model's own cap on its output, below
+    its window, as OpenAI's models have one (gpt-4o's 16384); a chat request asking more is
+    refused in OpenAI's words (`router.simulator.errors.over_output_cap`). None: no cap.
 
     Test aids: `replies` maps a prompt (the last user text, stripped) to the answer text
     given for it, ahead of canary answers and composed ones (what a test needs said on cue),
@@ -49,6 +52,7 @@ class SimSettings:
     profile: Profile = "vllm"
     model: str | None = None
     max_model_len: int | None = None
+    max_output_tokens: int | None = None
     max_num_seqs: int = 32
     max_queued: int | None = None
     ttft_s: float = 0.0
@@ -70,6 +74,10 @@ class SimSettings:
     def __post_init__(self) -> None:
         if self.profile not in PROFILES:
             raise ValueError(f"profile must be one of {PROFILES}, not {self.profile!r}")
+        if self.max_output_tokens is not None and (
+            self.profile != "cloud" or self.max_output_tokens < 1
+        ):
+            raise ValueError("max_output_tokens is the cloud profile's, and must be >= 1")
         if self.max_num_seqs < 1:
             raise ValueError("max_num_seqs must be >= 1")
         if self.tokens_per_chunk < 1:

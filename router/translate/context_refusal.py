@@ -64,6 +64,9 @@ _COUNTS = tuple(
         r"`inputs` tokens \+ `max_new_tokens` must be <= (?P<limit>\d+)\. Given: "
         r"(?P<prompt>\d+) `inputs` tokens and (?P<output>\d+) `max_new_tokens`",
         r"`inputs` must have less than (?P<limit>\d+) tokens\. Given: (?P<prompt>\d+)",
+        # OpenAI (a model's output cap) and SGLang (its window): the output limit asked
+        # alone; the "at most M completion tokens" after it is no context limit in OpenAI's
+        r"(?:max_tokens|max_completion_tokens) is too large: (?P<output>\d+)",
     )
 )
 
