@@ -9,9 +9,9 @@ Not every user message is an ask. Agents put their own texts in user turns
 tool messages: a user message with no words of the user's is passed over, for the latest
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
-reflections (`classifier.aider`). Nor is every tool the request's own: an
-agent offers its built-in tools first, and they are read past the bound on tools
-(`scanned_tools`).
+reflections (`classifier.aider`), nor opencode's fixed messages (`classifier.opencode`).
+Nor is every tool the request's own: an agent offers its built-in tools first, and they are
+read past the bound on tools (`scanned_tools`).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier import aider
+from classifier import aider, opencode
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
@@ -169,8 +169,7 @@ def _user_messages(messages: list[Any]) -> _Asks:
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            pair = aiders and aider.is_pair(messages, last - back)
-            if not pair and _asks(message, aiders):
+            if not _fixed(messages, last - back, aiders) and _asks(message, aiders):
                 latest = message
                 break
             harness = harness or _has_text(message)
@@ -203,13 +202,19 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
             continue
         if message is latest:
             return message, harness
-        if aiders and aider.is_pair(messages, index):
+        if _fixed(messages, index, aiders):
             harness = True
         elif _asks(message, aiders):
             return message, harness
         else:
             harness = harness or _has_text(message)
     return None, harness
+
+
+def _fixed(messages: list[Any], index: int, aiders: bool) -> bool:
+    """Whether the user message `messages[index]` is an agent's fixed message, passed over:
+    one of Aider's pairs in its requests (`aiders`), or one of opencode's own."""
+    return (aiders and aider.is_pair(messages, index)) or opencode.passed_over(messages, index)
 
 
 def _has_text(message: object) -> bool:

@@ -1,0 +1,58 @@
+"""opencode's own user messages: fixed texts it sends as a user's, which ask nothing.
+
+opencode (1.18.33, its binary's `SessionPrompt` and `SessionCompaction`) puts three texts
+of its own in user turns:
+
+- its title call (a request of its own after a session's first ask, no tools, its title
+  prompt as the system message) sends `TITLE_ASK` as a user message before the history:
+  read as the first ask, it keyed every session's title call as one conversation (one
+  session's cloud title pinned all later ones), and the request looked like no agent's,
+  so "explain what sync_dir does" was reasoning and went to the cloud;
+- after a compaction, the history starts with `COMPACTED`, a user message of its own with
+  the summary as the assistant's reply: every compacted session's first ask was the same;
+- the compaction request itself is one user message, its conversation between
+  `COMPACTION_START` and its template's fixed last rule (`COMPACTION_END`).
+
+Each is passed over as an agent's text (`classifier.request`): the ask after it is read
+and keys the conversation, and the request reads as an agent's session
+(`classifier.rules.agent_session`). The first two only when a message follows them: a
+user who types the same words as the latest message is asking them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+# `SessionPrompt`'s title call: `{role: "user", content: "Generate a title for this
+# conversation:\n"}`, then the history up to the first ask
+TITLE_ASK = "Generate a title for this conversation:\n"
+# `toModelMessages`: the text part a compaction part becomes
+COMPACTED = "What did we do so far?"
+_FOLLOWED = frozenset({TITLE_ASK, COMPACTED})
+# `SessionCompaction`'s prompt: the conversation in tags, then the orders and the template,
+# whose rules end every version of it (a prior summary's too)
+COMPACTION_START = "Here is the conversation so far:\n\n<conversation>\n"
+COMPACTION_END = "- Do not mention the summary process or that context was compacted."
+
+
+def passed_over(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is one of opencode's own: its title
+    call's or a compacted history's fixed text with a message after it, or a compaction
+    request's prompt."""
+    text = _text(messages[index])
+    if text is None:
+        return False
+    if text in _FOLLOWED:
+        return index + 1 < len(messages)
+    end = text[-2 * len(COMPACTION_END) :].rstrip()  # a bounded read: the prompt may be long
+    return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
+
+
+def _text(message: object) -> str | None:
+    """A message's content when it is one text: a string, or one text part (how an SDK may
+    send it); None otherwise."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
+        content = content[0].get("text") if content[0].get("type") == "text" else None
+    return content if isinstance(content, str) else None
