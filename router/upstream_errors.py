@@ -29,8 +29,9 @@ substrings of its message, type or code (`_CONTEXT_MARKERS`, see FACTS.md), in t
   large: 32000. This model supports at most 16384 completion tokens, whereas you provided
   32000.", param `max_tokens`, code `invalid_value`: gpt-4o's, charmbracelet/catwalk#41),
   and SGLang, one over its window ("max_completion_tokens is too large: N.This model
-  supports at most M completion tokens."): a backend with more room serves it (opencode
-  asks 32000 on every request);
+  supports at most M completion tokens."), and Anthropic's ("max_tokens: 128000 > 64000,
+  which is the maximum allowed number of output tokens for claude-…"): a backend with more
+  room serves it (opencode and Claude Code ask 32000 on every request);
 - Ollama: "prompt too long; exceeded max context length by N tokens"; LM Studio: "tokens to
   keep from the initial prompt is greater than the context length".
 Prompt plus output over the window is a `ContextTooLong` naming the prompt, as vLLM's older
@@ -90,6 +91,7 @@ _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstri
     "tokens to keep from the initial prompt is greater than the context length",  # LM Studio
     "max_tokens is too large:",  # OpenAI's output cap
     "max_completion_tokens is too large:",  # SGLang's output limit over its window
+    "which is the maximum allowed number of output tokens",  # Anthropic's output cap
 )
 # A message reporting a body that failed validation quotes what it refused (pydantic's
 # "1 validation error: {... 'input': '<the client's text>'}" from vLLM, SGLang and FastAPI
@@ -106,7 +108,7 @@ _OUTPUT_LIMITS = ("max_tokens", "max_completion_tokens", "max_output_tokens")
 _NAMED_LIMIT = re.compile(  # "max_tokens=600 cannot be …", "… (parameter=max_tokens, …)",
     # "max_completion_tokens is too large: 600." (SGLang's, and OpenAI's with no `param`)
     r"(?:^|\(parameter=)(max_tokens|max_completion_tokens|max_output_tokens)"
-    r"(?:=\d+ cannot be greater than|,| is too large:)"
+    r"(?:=\d+ cannot be greater than|,| is too large:|: \d+ > \d+, which is the maximum)"
 )
 
 

@@ -50,6 +50,14 @@ SGLANG_CAP = {  # SGLang's flat body: an output limit over its window
     "param": None,
     "code": 400,
 }
+ANTHROPIC_CAP = {  # Anthropic's Messages error: an output limit over the model's own cap
+    "type": "error",
+    "error": {
+        "type": "invalid_request_error",
+        "message": "max_tokens: 128000 > 64000, which is the maximum allowed number of "
+        "output tokens for claude-sonnet-4-5-20250929",
+    },
+}
 
 
 @pytest.mark.parametrize(
@@ -58,6 +66,7 @@ SGLANG_CAP = {  # SGLang's flat body: an output limit over its window
         pytest.param(OPENAI_CAP, "max_tokens", id="openai"),
         pytest.param(OPENAI_CAP_NO_PARAM, "max_tokens", id="openai-no-param"),
         pytest.param(SGLANG_CAP, "max_completion_tokens", id="sglang"),
+        pytest.param(ANTHROPIC_CAP, "max_tokens", id="anthropic"),
     ],
 )
 def test_an_output_cap_refusal_is_output_too_long(body: dict[str, Any], param: str) -> None:
