@@ -15,6 +15,7 @@ from collections.abc import Collection, Iterator
 from typing import Any
 
 import httpx
+import orjson
 
 from router.attempt_errors import (
     ContextTooLong,
@@ -31,7 +32,7 @@ from router.attempt_errors import (
 )
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.backends.litellm_words import first_line
-from router.upstream_errors import OVERLOAD_WORDS, in_band, retry_after
+from router.upstream_errors import OVERLOAD_WORDS, classify_error, in_band, retry_after
 
 log = logging.getLogger("smf_router")
 
@@ -148,6 +149,9 @@ def _refused(
         return BackendRefused(name, 402)
     status = provider or status
     body = error_body(message)
+    too_long = classify_error(status, orjson.dumps(body), {}, name, secrets=secrets)
+    if isinstance(too_long, ContextTooLong):  # litellm maps only the window's own wordings
+        return too_long  # an output limit over the model's cap ("max_tokens is too large")
     return Rejected(message, backend=name, status=status, upstream=body, secrets=secrets)
 
 

@@ -22,9 +22,18 @@ import orjson
 import pytest
 
 from router.attempt_errors import OutputTooLong
+from router.config import parse
 from router.simulator.__main__ import parser, settings_from
 from router.upstream_errors import classify_error
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.harness import (
+    Collect,
+    Running,
+    RunningRouter,
+    config_for,
+    litellm_backend,
+    router,
+    simulator,
+)
 from tests.resilience.conftest import FAST, until
 
 GPT_4O_CAP = 16384
@@ -175,3 +184,28 @@ def test_a_messages_client_hears_the_cap_in_anthropics_words(
     assert lead.startswith("input length and `max_tokens` exceed context limit (input length ")
     assert lead.endswith(", `max_tokens` 32000, context limit not known)")
     assert said.startswith("max_tokens is too large: 32000. This model supports at most 16384")
+
+
+def test_a_litellm_backends_cap_refusal_is_a_detour_too(tmp_path: Path) -> None:
+    """litellm maps only the window's own wordings to its ContextWindowExceededError; the
+    cap's 400 reached the router as a BadRequestError, the client's `rejected`, and ended
+    the request a local backend would have served."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model", max_output_tokens=GPT_4O_CAP) as cloud,
+    ):
+        data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
+        data["backends"][1] = litellm_backend("cloud", "openai/cloud-model", cloud.url)
+        with router(parse(data)) as running:
+            collect = Collect()
+            running.components.gateway.sinks.append(collect)
+            client = openai.OpenAI(base_url=running.url, api_key="x", max_retries=0)
+            raw = client.chat.completions.with_raw_response.create(
+                model="auto",
+                messages=HAIKU,  # type: ignore[arg-type]
+                max_tokens=OPENCODE_ASKS,
+            )
+            until(lambda: bool(collect.records), what="the record finished")
+    assert (raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]) == ("prose", "local")
+    attempts = [(a.backend, a.outcome, a.error_kind) for a in collect.records[0].attempts]
+    assert attempts == [("cloud", "error", "output_too_long"), ("local", "ok", None)]
