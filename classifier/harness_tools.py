@@ -38,11 +38,16 @@ _CODEX_TOOLS = (
 # that are no plain English word ("read", "write", "list", "task", "edit" an app of any kind
 # may name its own tools so, and three of them would make it an agent's session:
 # `classifier.rules.agent_session`): opencode's (sst/opencode packages/opencode/src/tool),
-# Continue's agent mode (core/tools/builtIn.ts), Goose's developer extension
-# (`<extension>__<tool>`), OpenHands' CodeAct tools and Cursor's (with Codex's read_file and
-# list_dir above). Not the MCP filesystem server's `write_file` or `edit_file`: offered
-# beside its `read_file`, three would make a file app an agent's harness, and `read_file`
-# unnamable (found in review of the first version, below).
+# Continue's agent mode (core/tools/builtIn.ts) and its CLI's, `cn` (extensions/cli
+# src/tools: its Read, Write, Edit, MultiEdit and Bash are Claude Code's names, above, and
+# List, Fetch, Search, Diff, Status, Exit, Checklist and Skills plain words; `cn -p` and
+# `--readonly` offer Read, List, Bash, Fetch, Checklist, CheckBackgroundJob, AskQuestion,
+# Exit and Skills, whose Read and Bash alone made no agent's session, found in review),
+# Goose's developer extension (`<extension>__<tool>`), OpenHands' CodeAct tools and
+# Cursor's (with Codex's read_file and list_dir above). Not the MCP filesystem server's
+# `write_file` or `edit_file`: offered beside its `read_file`, three would make a file app
+# an agent's harness, and `read_file` unnamable (found in review of the first version,
+# below).
 _OTHER_AGENTS_TOOLS = (
     "bash glob grep todowrite todoread webfetch websearch "
     "builtin_read_file builtin_edit_existing_file builtin_create_new_file "
@@ -51,6 +56,7 @@ _OTHER_AGENTS_TOOLS = (
     "builtin_create_rule_block builtin_view_subdirectory builtin_view_repo_map "
     "builtin_exact_search builtin_fetch_url_content builtin_search_and_replace_in_file "
     "builtin_single_find_and_replace builtin_multi_edit builtin_read_file_range "
+    "CheckBackgroundJob AskQuestion Subagent ReportFailure UploadArtifact "
     "developer__shell developer__text_editor developer__analyze developer__screen_capture "
     "developer__image_processor developer__list_windows "
     "execute_bash str_replace_editor execute_ipython_cell task_tracker "

@@ -17,15 +17,16 @@ HOW = """\
    offered, and an MCP tool an agent offers after its own can be named. The
    deprecated chat fields are read alike when the current ones are absent: `functions` as
    `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
-   A coding agent's session (three or more of those tools offered, opencode's, Continue's,
-   Goose's, OpenHands' and Cursor's too, or an agent's text cut from the latest or the first
-   ask, item 3) is coding work unless the ask clearly is not: when the model reads it as
-   math, reasoning, prose or writing and those four together stay below 0.95, it is coding,
-   rule `agent_session` ("write unit tests for build_parser" was writing 0.57 in opencode,
-   "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays prose). Its
-   confidence is the model's probability of coding work (coding, tool_calling, instruction)
-   with the odds of 19 to 1 that floor stands for: above 0.5. A tool result alone is no
-   such session: any app that calls tools ends a turn with one.
+   A coding agent's session (three or more of those tools offered, opencode's, Continue's
+   (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
+   no file edits), Goose's, OpenHands' and Cursor's too, or an agent's text cut from the
+   latest or the first ask, item 3) is coding work unless the ask clearly is not: when the
+   model reads it as math, reasoning, prose or writing and those four together stay below
+   0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
+   0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
+   prose). Its confidence is the model's probability of coding work (coding, tool_calling,
+   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. A tool result
+   alone is no such session: any app that calls tools ends a turn with one.
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a

@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from classifier.aider import without_mode_reminder, without_reminder
+from classifier.continue_cli import without_snapshot
 from classifier.request import first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
@@ -303,7 +304,7 @@ def conversation_key(
             continue
         role = message.get("role")
         if role in ("system", "developer"):
-            _hash_part(digest, str(message.get("content"))[:2048])
+            _hash_part(digest, without_snapshot(str(message.get("content")))[:2048])
         elif role == "user":
             first = first_ask(messages) or message
             break
