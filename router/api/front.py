@@ -34,6 +34,7 @@ from router.api.errors import error_headers
 from router.api.hangup import Reply, watch
 from router.api.headers import request_headers
 from router.api.refusal import Arrival
+from router.attempt_errors import UpstreamError
 from router.dispatch import Call, Committed
 from router.errors import RouterError, cancellation, internal_error
 from router.gateway import Gateway
@@ -188,9 +189,11 @@ async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply, codex:
     except RouterError as error:  # the record is finished: it keeps the error's status
         if told_in_band(call.api, call.stream, error, codex):
             reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
-            await _send_stream(send, decision_headers(call), refusal_stream(error, call.body))
+            await _send_stream(
+                send, decision_headers(call, error), refusal_stream(error, call.body)
+            )
         else:
-            await _send_error(send, call.api, error, decision_headers(call))
+            await _send_error(send, call.api, error, decision_headers(call, error))
         return
     try:
         if call.stream:
@@ -299,16 +302,20 @@ async def _end_broken(
     await send({"type": "http.response.body", "body": event, "more_body": False})
 
 
-def decision_headers(call: Call) -> dict[str, str]:
+def decision_headers(call: Call, error: RouterError | None = None) -> dict[str, str]:
     """What the router decided, on every answer that went through the gateway. The backend
-    is the one that answered; on an error answer, the last one tried, as the record's last
-    attempt names it (its `backend` stays empty: nothing was served), so that a backend's
-    own 4xx passed through says whose it is. Left out when none was tried (the router's own
-    refusal), as `count_tokens` leaves it out of an estimate: it went out empty (found in
-    review). (A Messages answer names its id as `request-id` too: `router.api.anthropic_paths`.)"""
+    is the one that answered; on an error answer, the one whose error it is (`error`'s, the
+    plan's most meaningful: `router.plan_error`), so that a backend's own 4xx passed through
+    says whose it is: the last one tried named the cloud beside the local backend's
+    context-length refusal, when both refused (found in review). Else the last one tried
+    (the record's `backend` stays empty: nothing was served). Left out when none was tried
+    (the router's own refusal), as `count_tokens` leaves it out of an estimate: it went out
+    empty (found in review). (A Messages answer names its id as `request-id` too:
+    `router.api.anthropic_paths`.)"""
     record = call.record
     tried = [a.backend for a in record.attempts if a.outcome != "skipped"]
-    backend = record.backend or (tried[-1] if tried else "")
+    whose = error.backend if isinstance(error, UpstreamError) else ""
+    backend = record.backend or whose or (tried[-1] if tried else "")
     return {
         "x-smf-intent": record.intent,
         "x-smf-confidence": f"{record.confidence:.3f}",

@@ -1,0 +1,92 @@
+"""When every backend failed, the `x-smf-backend` header names the backend whose error the
+client gets (`router.api.front.decision_headers`), not the last one tried.
+
+Found in review (with the Continue CLI): both backends refusing for the context's length
+answered local's refusal under `x-smf-backend: cloud`, the last one tried; local's 500 and
+the cloud's 503 answered local's "Internal Server Error", naming no backend, under `cloud`.
+Through a live router and simulators, with the official `openai` SDK.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+CODE = "Write a Python function that reverses a linked list, with unit tests."  # local first
+MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud first
+FIRST = {CODE: "local", MATH: "cloud"}
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    with router(config_for(servers, tmp_path_factory.mktemp("named"))) as running:
+        yield running
+
+
+@pytest.fixture
+def faults(servers: dict[str, Running]) -> Iterator[Any]:
+    """`faults(local=spec, cloud=spec)` sets each backend's fault for the rest of the test."""
+
+    def set_faults(**specs: str) -> None:
+        for name, spec in specs.items():
+            servers[name].control("faults", {"fault": spec})
+
+    yield set_faults
+    for server in servers.values():
+        server.control("faults", {"fault": None})
+
+
+def failed(proxy: RunningRouter, ask: str) -> openai.APIStatusError:
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    with pytest.raises(openai.APIStatusError) as raised:
+        client.chat.completions.create(
+            model="auto", max_tokens=20, messages=[{"role": "user", "content": ask}]
+        )
+    return raised.value
+
+
+def message(error: openai.APIStatusError) -> str:
+    body: Any = error.body
+    return str(body["message"] if "message" in body else body["error"]["message"])
+
+
+@pytest.mark.parametrize("ask", [CODE, MATH], ids=["local_first", "cloud_first"])
+def test_both_refusing_for_length_name_the_refusal_told(
+    proxy: RunningRouter, faults: Any, ask: str
+) -> None:
+    """The first backend's refusal is told (a verdict: `most_meaningful`), and named."""
+    faults(local="context_length", cloud="context_length")
+    error = failed(proxy, ask)
+    assert error.status_code == 400 and error.response.headers["x-smf-attempts"] == "2"
+    words = {"local": "your prompt contains at least", "cloud": "your messages resulted in"}
+    assert words[FIRST[ask]] in message(error)  # vLLM's words, or the cloud's
+    assert error.response.headers["x-smf-backend"] == FIRST[ask]
+
+
+@pytest.mark.parametrize("ask", [CODE, MATH], ids=["local_first", "cloud_first"])
+def test_a_5xx_then_an_overload_name_the_5xx_told(
+    proxy: RunningRouter, faults: Any, ask: str
+) -> None:
+    """The first backend's 500 (a 502 to the client) is told, not the other's 503."""
+    first = FIRST[ask]
+    second = "cloud" if first == "local" else "local"
+    faults(**{first: "server_error:500", second: "server_error:503"})
+    error = failed(proxy, ask)
+    assert error.status_code == 502 and error.response.headers["x-smf-attempts"] == "2"
+    assert error.response.headers["x-smf-backend"] == first
