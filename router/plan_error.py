@@ -8,11 +8,42 @@ from __future__ import annotations
 import math
 from typing import TypeVar
 
-from router.attempt_errors import Overloaded, RateLimited, Timeout, Unreachable, UpstreamError
+from router.attempt_errors import (
+    Overloaded,
+    RateLimited,
+    RouterFault,
+    Timeout,
+    Unreachable,
+    UpstreamError,
+)
+from router.backend_refused import BackendRefused
 from router.policy import SHORT_WAIT_S
 
 
 def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
+    """The error the client is told (`_chosen`), a backend's 5xx naming that backend
+    (`named`)."""
+    return named(_chosen(errors))
+
+
+def named(error: UpstreamError) -> UpstreamError:
+    """`error`, its message starting with its backend's name when it is a backend's 5xx, as
+    the router's own words for one do ("local: stream broke ..."): a 500 from local after a
+    503 from the cloud told the client "Internal Server Error", which named neither (found
+    in review). Once: a message that names the backend so already keeps its words. Not a
+    refusal of the router (`BackendRefused` names its backend in its own words) nor a bug
+    of ours (`RouterFault`), nor a 4xx, passed through in the backend's words; the
+    `x-smf-backend` header names the backend of any (`router.api.front.decision_headers`)."""
+    name = error.backend
+    if error.status < 500 or not name or isinstance(error, BackendRefused | RouterFault):
+        return error
+    if not error.message.startswith(f"{name}: "):
+        error.message = f"{name}: {error.message}"
+        error.args = (error.message,)
+    return error
+
+
+def _chosen(errors: list[UpstreamError]) -> UpstreamError:
     """A rate limit if any backend asked to wait (retrying later may well succeed), else
     the first error that carries an upstream verdict, else the first error.
 

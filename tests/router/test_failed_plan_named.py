@@ -1,5 +1,5 @@
-"""When every backend failed, the `x-smf-backend` header names the backend whose error the
-client gets (`router.api.front.decision_headers`), not the last one tried.
+"""When every backend failed, the answer names the backend whose error it is: the
+`x-smf-backend` header, and a backend's 5xx message (`router.plan_error.named`).
 
 Found in review (with the Continue CLI): both backends refusing for the context's length
 answered local's refusal under `x-smf-backend: cloud`, the last one tried; local's 500 and
@@ -90,3 +90,15 @@ def test_a_5xx_then_an_overload_name_the_5xx_told(
     error = failed(proxy, ask)
     assert error.status_code == 502 and error.response.headers["x-smf-attempts"] == "2"
     assert error.response.headers["x-smf-backend"] == first
+    assert message(error).startswith(f"{first}: ")
+    assert second not in message(error)
+
+
+def test_a_message_naming_its_backend_already_is_named_once(
+    proxy: RunningRouter, faults: Any
+) -> None:
+    """The router's own words for a backend's failure start with its name: kept as they are."""
+    faults(local="reset", cloud="reset")
+    error = failed(proxy, CODE)
+    assert error.status_code == 502 and error.response.headers["x-smf-backend"] == "local"
+    assert message(error).startswith("local: ") and not message(error).startswith("local: local")
