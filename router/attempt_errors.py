@@ -22,7 +22,7 @@ from router.request_size import Counts
 class WireError:
     """An upstream's own in-band error as it named it, in its API's vocabulary: Anthropic's
     `type` (`overloaded_error`, which Claude Code waits out), OpenAI's `type` and `code`
-    (`context_length_exceeded`, on which Codex compacts its history)."""
+    (`context_length_exceeded`, on which Codex ends the turn and compacts before the next)."""
 
     api: str  # the upstream's wire API: "messages" or an OpenAI one
     type: str | None = None

@@ -1,13 +1,15 @@
 """A refusal of a Codex stream told in-band, as OpenAI tells it (Codex reads it so only).
 
 Codex branches on a `response.failed` event's `error.code`, never on an HTTP error's body:
-`context_length_exceeded` marks its window full, so it compacts its history and asks again;
-`rate_limit_exceeded` is retried after the wait its message names ("try again in Ns", the
-pattern below), up to its `stream_max_retries`. The same refusal as an HTTP status ends the
-turn: any 400 is an invalid request, never retried nor compacted, and a 429 is "exceeded
-retry limit" at once (openai/codex `codex-api/src/api_bridge.rs` `map_api_error`,
-`codex-api/src/sse/responses.rs`). A conversation that outgrew a window was refused turn
-after turn, `/compact` too, and a wait out of a 429 ended the turn (found in review).
+`context_length_exceeded` marks its window full: it ends the turn and compacts its history
+before the next; `rate_limit_exceeded` is retried after the wait its message names ("try
+again in Ns", the pattern below), up to its `stream_max_retries`. As its source read when
+this was built, the same refusal as an HTTP status ended the turn: any 400 an invalid
+request, never compacted, and a 429 "exceeded retry limit" at once (openai/codex
+`codex-api/src/api_bridge.rs` `map_api_error`, `codex-api/src/sse/responses.rs`): a
+conversation that outgrew a window was refused turn after turn, `/compact` too (found in
+review). Codex 0.171.0, run live, treats both forms alike; the in-band one keeps older
+versions working.
 
 So a context-length refusal (the router's own or the backend's before anything streamed) and
 a 429 go to Codex's streamed Responses request as a stream of its own: `response.created`,
@@ -22,7 +24,8 @@ and the OpenAI Agents SDK's streamed run (`Runner.run_streamed`) raised at once 
 in-band 429 (`ModelBehaviorError`) that the same request whole, or over chat, waited out
 (found in review). Codex's HTTP client names its front end in an `originator` header and
 begins its user agent with the same name (openai/codex `default_client.rs`): `codex_cli_rs`
-(the CLI), `codex_exec` (`codex exec`), `codex_vscode` (the IDE extension); so a client is
+(the CLI; `codex-tui` in 0.171.0), `codex_exec` (`codex exec`), `codex_vscode` (the IDE
+extension); so a client is
 Codex when either begins with "codex", in any case.
 """
 
