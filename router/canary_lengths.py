@@ -13,7 +13,11 @@ the rest errors), so it counts no shorter than the graded round before it, that 
 length. Not the length kept before: that is itself the longer of two, and where every round
 has errors (code cases without a sandbox) it never came down, each restart's recall running
 it over two days of rounds: one slow round (a backend that hung) told every client 750 s
-for a 5 s round (found in review). Two cut rounds in a row take the second's length.
+for a 5 s round (found in review). Two cut rounds in a row take the second's length. So
+may a round a wait stopped part way (`router.canary_wait`: its row says `skipped_reason`
+beside the cases it graded first): a 2 s round stopped at its third case counted as a whole
+round's length, where one cut with errors counted 60 s, and a gated backend's `Retry-After`
+was told too short (found in review).
 """
 
 from __future__ import annotations
@@ -31,13 +35,13 @@ class Graded:
 
     key: tuple[Any, float, float]
     length: float  # its `duration_s`
-    errors: bool
+    errors: bool  # it may have been cut short (`cut`)
     before: float | None
 
     @property
     def seconds(self) -> float:
         """How long a round takes: this one's, or the one before's if longer and this one
-        had errors (it may have been cut short)."""
+        had errors or was stopped by a wait (it may have been cut short)."""
         if self.errors and self.before is not None:
             return max(self.length, self.before)
         return self.length
@@ -54,7 +58,7 @@ def graded_after(run: dict[str, Any] | None, known: Graded | None) -> Graded | N
     if known is not None and known.key == key:
         return known
     before = None if known is None else known.length
-    return Graded(key, length, bool(run.get("errors")), before)
+    return Graded(key, length, cut(run), before)
 
 
 def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | None:
@@ -65,6 +69,13 @@ def round_length(run: dict[str, Any] | None, known: Graded | None) -> float | No
     restart after a cut round may tell too short a time, and then none once it has passed."""
     after = graded_after(run, known)
     return None if after is None else after.seconds
+
+
+def cut(run: dict[str, Any]) -> bool:
+    """Whether a round may have ended before its whole sample was asked: it had errors (a
+    shutdown, a deadline, a backend that stopped answering), or a wait stopped it part way
+    (its `skipped_reason` beside the cases it graded)."""
+    return bool(run.get("errors")) or bool(run.get("skipped_reason"))
 
 
 def graded(run: dict[str, Any]) -> bool:
