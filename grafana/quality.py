@@ -1,9 +1,9 @@
 """The quality dashboard (`smf-quality`): whether the backends answer well enough to route to.
 
 Canary pass rates and their margin over the gate's floor, time since the last run, the
-cases asked by outcome (errors too: a canary that grades nothing) and those never asked for
-a mistake in the case, the intents each gate keeps away from a backend, and shadow
-agreement, results and drops.
+cases asked by outcome (errors too: a canary that grades nothing), the rounds that passed a
+backend by, and those never asked for a mistake in the case, the intents each gate keeps
+away from a backend, and shadow agreement, results and drops.
 """
 
 from __future__ import annotations
@@ -85,6 +85,26 @@ def build() -> dict[str, Any]:
                 " (a 4xx, a backend down); timeout: no reply in time; sandbox: code cases "
                 "cannot run on this host; case: a suite case that cannot be graded; grader, "
                 "canary: a bug on the router's side.",
+            ),
+            panel(
+                "Canary rounds passed by (per hour)",
+                [
+                    (
+                        "max by (backend, reason) (sum by (instance, backend, reason) "
+                        f"(increase(smf_router_canary_rounds_skipped_total{{{B}}}[1h])))",
+                        "{{backend}}: {{reason}}",
+                    )
+                ],
+                description="Canary rounds that passed a backend by in the hour before each "
+                "point, at their start or part way, as one replica counted them (the max "
+                "across replicas, as above). Such a round asks no case, or stops asking, and "
+                "the cases it did not ask are in no count above. rate_limited, overloaded: a "
+                "wait the backend asked for, its live traffic's, or the canary's own cases' "
+                "(a 429 or 503 whose Retry-After is longer than its retry_after_max_s); "
+                "saturated: a local backend too busy for its cases; circuit_open: down "
+                "(alerts SmfLocalBackendDown, SmfCloudBackendDown); unsupported_kind: a "
+                "backend the canary cannot reach. Rounds passed by for a wait or saturation "
+                "with no case graded for an hour: alert SmfCanaryBlind, per backend.",
             ),
             panel(
                 "Canary cases that never run (a mistake in the case), by suite",

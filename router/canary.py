@@ -254,7 +254,7 @@ class Canary:
             return
         self.last_run[backend.name] = summary
         self.last_results[backend.name] = results
-        self.judge.judge(backend.name, results, started)
+        self.judge.judge(backend.name, results, started, skipped=reason)
 
     async def _probe(
         self,

@@ -8,6 +8,14 @@ and nothing said so (found in review). Each case a judged round asked is counted
 backend, suite and outcome (`smf_router_canary_cases_total`), and alert SmfCanaryBlind fires
 on a suite whose cases were all errors for an hour.
 
+A round that passes its backend by (its circuit open, a wait it asked for, at the round's
+start or part way: `router.canary_wait`) asks no case, or stops asking: no case count moves
+for it. A provider whose per-minute limit answered each round's first case with a long
+`Retry-After` left the canary grading nothing while no count moved and no alert could fire
+(found in review). Such rounds are counted by backend and reason
+(`smf_router_canary_rounds_skipped_total`), and SmfCanaryBlind fires on a backend whose
+rounds were passed by for a wait or saturation with nothing graded for an hour.
+
 A case with a mistake in it (`evals.suite_flaws`) loads N/A and is never asked, so it is in
 no count: a suite whose every case is such went as quiet as a blind one, a gate it closed
 before stayed closed, and only the log at load said why (found in review). `not_runnable`
@@ -30,6 +38,8 @@ class CaseMetrics(Protocol):
     ) -> None: ...
 
     def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None: ...
+
+    def canary_round_skipped(self, backend: str, reason: str) -> None: ...
 
 
 class CaseCounts:
@@ -65,11 +75,16 @@ class CaseCounts:
             self._shown.update(now[1])
             self.metrics.canary_cases_expected(*now)
 
-    def count(self, backend: str, results: Sequence[CaseResult]) -> None:
+    def count(
+        self, backend: str, results: Sequence[CaseResult], skipped: str | None = None
+    ) -> None:
         """A judged round's cases, of the suites configured (`Judge.configured`), whose
-        series `expect` created before (`Judge.show_open_gates`, ahead of every round)."""
+        series `expect` created before (`Judge.show_open_gates`, ahead of every round), and
+        the round itself if it passed the backend by (`skipped`: its `skipped_reason`)."""
         if self.metrics is None:
             return
+        if skipped:
+            self.metrics.canary_round_skipped(backend, skipped)
         for r in results:
             self._shown.add(r.suite)
             self.metrics.canary_cases(backend, r.suite, r.status, r.failure_kind)

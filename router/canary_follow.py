@@ -194,7 +194,10 @@ class Follower:
             known = graded_after(found.summary, self.graded.get(backend))
             if known is not None:
                 self.graded[backend] = known
-            self.judge.judge(backend, found.results, found.summary["ts"], count=news)
+            skipped = found.summary.get("skipped_reason")
+            self.judge.judge(
+                backend, found.results, found.summary["ts"], count=news, skipped=skipped
+            )
         self.runs += len({found.key[0] for found in rounds} - counted)
         since = datetime.fromisoformat(first_day).replace(tzinfo=UTC).timestamp()
         self._judged = {k: ts for k, ts in self._judged.items() if ts >= since}

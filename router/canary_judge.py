@@ -149,17 +149,24 @@ class Judge:
         return self.book.gated()
 
     def judge(
-        self, backend: str, results: Sequence[CaseResult], ts: float, *, count: bool = True
+        self,
+        backend: str,
+        results: Sequence[CaseResult],
+        ts: float,
+        *,
+        count: bool = True,
+        skipped: str | None = None,
     ) -> None:
         """Feed graded results to the gate book; publish pass ratios and any gate change;
-        `count` the cases, errors too (not a recall's rounds: they are no news).
+        `count` the cases, errors too, and the round if it passed the backend by
+        (`skipped`, its row's `skipped_reason`; not a recall's rounds: they are no news).
 
         Results of a suite no longer configured are left out: a round's sample is fixed when
         it starts, and one that ended after a reload dropped a suite brought back the window,
         gauges and gate the reload forgot, a gate no later round would reopen (found in
         review)."""
         if count:
-            self.counts.count(backend, self.configured(results))
+            self.counts.count(backend, self.configured(results), skipped)
         for suite, passed in sorted(self.graded(results).items()):
             change = self.book.observe(backend, suite, passed)
             self._judged[(backend, suite)] = ts

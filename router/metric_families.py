@@ -231,6 +231,18 @@ class MetricFamilies:
             "by kind).",
             ("backend", "suite", "status", "error_kind"),
         )
+        # A round that passes its backend by asks no case, or stops asking when a wait meets
+        # it (`router.canary_wait`), and the cases it stopped are in no count above: a
+        # provider whose per-minute limit answered every round's first case with a long
+        # Retry-After left the canary grading nothing, with no count moving and no alert
+        # (found in review). Counted here (alert SmfCanaryBlind, nothing graded beside it).
+        self.canary_skipped = self._counter(
+            "canary_rounds_skipped_total",
+            "Canary rounds that passed a backend by, at their start or part way (a wait it "
+            "asked for stopped the round), by reason: circuit_open, rate_limited, overloaded, "
+            "saturated, unsupported_kind.",
+            ("backend", "reason"),
+        )
         # A case with a mistake loads N/A and is never asked (`evals.suite_flaws`): in no
         # count above, so a suite of only such cases went quiet (alert
         # SmfCanaryCasesNotRunnable).

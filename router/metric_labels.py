@@ -12,6 +12,7 @@ from typing import Literal, get_args
 
 from classifier.intent import INTENTS, UNREAD
 from evals.runner import ErrorKind as CaseErrorKind
+from router.backend_state import Away
 from router.policy import PASSING, PERMANENT_SKIPS
 from router.record import (
     Api,
@@ -75,6 +76,17 @@ OTHER_REFUSAL_STATUSES = ("405", "431")
 # counted.
 CANARY_STATUSES = {"pass": "passed", "fail": "failed", "error": "error"}
 CANARY_ERROR_KINDS: tuple[str, ...] = (*get_args(CaseErrorKind), "canary", "other")
+# Why a canary round passed a backend by, as `canary_rounds_skipped_total` counts it (its
+# row's `skipped_reason`): away as routing reads it (`BackendState.away`: its circuit open,
+# or a wait it asked for, at the round's start or part way, `router.canary_wait`), a local
+# one saturated, a kind the canary cannot reach, or `other` (a follower reads rows that a
+# router of another version wrote).
+CANARY_SKIP_REASONS: tuple[str, ...] = (
+    *get_args(Away),
+    "saturated",
+    "unsupported_kind",
+    "other",
+)
 _INTENTS = frozenset((*INTENTS, UNREAD))  # `unknown`: the classifier read nothing
 
 

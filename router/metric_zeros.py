@@ -62,7 +62,10 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   creates them (`router.canary_counts.CaseCounts.expect`), before its first round: created
   by that round's count, a backend whose every case errs from the start showed no increase.
   Unlike the others, a backend's or suite's that left the config go even once they counted,
-  with its other canary series (`router.canary_judge.Judge.forget_removed`, `forget_suites`).
+  with its other canary series (`router.canary_judge.Judge.forget_removed`, `forget_suites`);
+- `canary_rounds_skipped_total`: with them, each such backend with each reason a round can
+  pass it by (`metric_labels.CANARY_SKIP_REASONS`, `other` too): 6 series per backend, so
+  that the first round a wait stops shows.
 
 A reload creates the new config's. A zero series created here that config can no longer
 produce (a removed backend, one whose tier changed, two backends that no longer share a
@@ -83,6 +86,7 @@ from router import pricing
 from router.metric_labels import (
     ATTEMPT_ERROR_KINDS,
     CANARY_ERROR_KINDS,
+    CANARY_SKIP_REASONS,
     FAILED_OUTCOMES,
     FAILURES,
     FALLBACK_REASONS,
@@ -274,12 +278,15 @@ def _prices(config: Config) -> list[tuple[Labels, tuple[float | None, float | No
 
 
 def canary(metrics: Metrics, backends: Sequence[str], suites: Collection[str]) -> None:
-    """The canary case counters of `backends` × `suites`, at 0, each time they may change.
-    Those of a backend or suite no longer configured that counted went before, with its
-    other canary series (`router.canary_judge.Judge.forget_removed`, `forget_suites`)."""
+    """The canary case counters of `backends` × `suites`, and the skipped rounds of each
+    backend by reason, at 0, each time they may change. Those of a backend or suite no
+    longer configured that counted went before, with its other canary series
+    (`router.canary_judge.Judge.forget_removed`, `forget_suites`)."""
     outcomes = [("passed", ""), ("failed", ""), *(("error", k) for k in CANARY_ERROR_KINDS)]
     cases = [(b, s, *o) for b in backends for s in sorted(suites) for o in outcomes]
     _expect(metrics, metrics.case_outcomes, cases)
+    skipped = [(b, reason) for b in backends for reason in CANARY_SKIP_REASONS]
+    _expect(metrics, metrics.canary_skipped, skipped)
 
 
 def _expect(metrics: Metrics, family: Family, expected: Sequence[Labels]) -> None:

@@ -23,6 +23,7 @@ from router.metric_labels import (
     APIS,
     ATTEMPT_OUTCOMES,
     CANARY_ERROR_KINDS,
+    CANARY_SKIP_REASONS,
     CANARY_STATUSES,
     CIRCUIT_STATES,
     ERROR_KINDS,
@@ -41,6 +42,7 @@ from router.record import Record, ShadowDropReason, Usage, backend_moves
 
 CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _CANARY_KINDS = frozenset(CANARY_ERROR_KINDS)
+_CANARY_SKIPS = frozenset(CANARY_SKIP_REASONS)
 _SKIPS = frozenset(SKIP_REASONS)
 # (backend, tier) -> seconds left of the wait its 429 asked for, 0 for none: each configured
 # backend's, read at scrape time (`router.resilience_status.rate_limit_waits`)
@@ -206,7 +208,8 @@ class Metrics(MetricFamilies):
         (`router.metric_zeros`), and a `removed` backend's canary case counts, which go with
         its other canary series. A changed one keeps them: dropped on a reload that changed
         a timeout, its zero series never came back and each new error series was born at
-        its first round's count, which `increase()` does not see (found in a soak)."""
+        its first round's count, which `increase()` does not see (found in a soak). Its
+        skipped rounds' counts go and stay as its case counts do."""
         self.forget_capacity(backend)
         families = [
             self.up,
@@ -217,7 +220,8 @@ class Metrics(MetricFamilies):
             self.canary_last,
             self.gated,
         ]
-        for family in [*families, self.case_outcomes] if removed else families:
+        canary_counts = [self.case_outcomes, self.canary_skipped]
+        for family in [*families, *canary_counts] if removed else families:
             family.drop("backend", backend)
 
     def forget_suite(self, suite: str) -> None:
@@ -319,8 +323,14 @@ class Metrics(MetricFamilies):
         kind = closed(error_kind, _CANARY_KINDS, empty="other") if shown == "error" else ""
         self.case_outcomes.inc((backend, suite, shown, kind), n)
 
+    def canary_round_skipped(self, backend: str, reason: str) -> None:
+        """A canary round that passed `backend` by for `reason` (its row's `skipped_reason`),
+        `other` for one outside the set."""
+        self.canary_skipped.inc((backend, closed(reason, _CANARY_SKIPS, empty="other")))
+
     def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None:
-        """Each backend × suite's case counters at 0 (`router.metric_zeros.canary`)."""
+        """Each backend × suite's case counters, and each backend's skipped rounds by
+        reason, at 0 (`router.metric_zeros.canary`)."""
         metric_zeros.canary(self, backends, suites)
 
     def canary_suites_loaded(self, not_runnable: Mapping[str, int]) -> None:

@@ -102,3 +102,54 @@ def test_a_follower_counts_the_rounds_it_reads_after_its_recall(tmp_path: Path) 
     assert count("error", "other") == 1  # a kind outside the runner's set
     assert count("passed", "") == 0 and count("failed", "") == 0
     assert judge.gated() == {}
+
+
+def test_a_follower_counts_the_rounds_that_passed_a_backend_by(tmp_path: Path) -> None:
+    """The CronJob's rounds that a wait stopped, or that skipped the backend at their start,
+    are counted by reason (`smf_router_canary_rounds_skipped_total`), as a router's own
+    canary counts its own: they count no case, and the count is what SmfCanaryBlind sees. A
+    reason outside the set (a job of another version) is `other`; a recall's are history."""
+    config = parse(
+        {
+            "backends": [LOCAL],
+            "routes": {intent: ["local"] for intent in INTENTS},
+            "ledger": {"path": str(tmp_path)},
+            "canary": {"floors": {"math": 0.4}, "min_samples": 3},
+        }
+    )
+    metrics = Metrics()
+    judge = Judge(gate_book(config.canary), metrics, lambda: ["local"], lambda: {"math"})
+    follower = Follower(judge, tmp_path, lambda: config)
+    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+
+    def skipped_round(run_id: str, reason: str) -> None:
+        ts = datetime.now(UTC).timestamp()
+        row = {"run_id": run_id, "ts": ts, "backend": "local", "cases": 0}
+        writer.submit_row("canary_runs", row | {"skipped_reason": reason})
+        writer.flush()
+
+    def skipped(reason: str) -> float | None:
+        labels = {"backend": "local", "reason": reason}
+        return metrics.registry.get_sample_value("smf_router_canary_rounds_skipped_total", labels)
+
+    try:
+        skipped_round("before-start", "rate_limited")
+        asyncio.run(follower.follow_once())  # the recall
+        assert skipped("rate_limited") == 0 and skipped("overloaded") == 0  # there, at 0
+        skipped_round("stopped", "rate_limited")
+        skipped_round("away", "overloaded")
+        skipped_round("newer", "a-new-reason")
+        asyncio.run(follower.follow_once())
+    finally:
+        writer.close()
+    assert skipped("rate_limited") == 1
+    assert skipped("overloaded") == 1
+    assert skipped("other") == 1
+    assert skipped("saturated") == 0
+    assert (
+        metrics.registry.get_sample_value(
+            CASES,
+            {"backend": "local", "suite": "math", "status": "error", "error_kind": "transport"},
+        )
+        == 0
+    )

@@ -63,6 +63,9 @@ class Metrics:
     def canary_cases_expected(self, backends: Sequence[str], suites: Collection[str]) -> None:
         pass
 
+    def canary_round_skipped(self, backend: str, reason: str) -> None:
+        pass
+
 
 def test_rotating_sample_walks_each_suite_and_wraps() -> None:
     offsets: dict[str, int] = {}
