@@ -1,11 +1,11 @@
 """The reliability dashboard (`smf-reliability`): fallbacks, backend health and the router itself.
 
-Fallbacks and attempts, the backends passed by and why (with a 429's wait left), backend
-up, circuit state, in-flight, running/waiting and KV-cache use, the ledger's queue, flushes
-(one stuck in a write too) and drops, the spans tracing lost, and the router process's
-memory, CPU and garbage collections (a slow leak or a full collection shows here first),
-whether its last config reload applied or left settings waiting for a restart, and how many
-it refused.
+Fallbacks and attempts, the backends passed by and why (with a 429's and a 503's wait
+left), backend up, circuit state, in-flight, running/waiting and KV-cache use, the ledger's
+queue, flushes (one stuck in a write too) and drops, the spans tracing lost, and the router
+process's memory, CPU and garbage collections (a slow leak or a full collection shows here
+first), whether its last config reload applied or left settings waiting for a restart, and
+how many it refused.
 """
 
 from __future__ import annotations
@@ -70,19 +70,25 @@ def build() -> dict[str, Any]:
                         f"max by (backend) (smf_router_backend_rate_limited_seconds{{{B}}})",
                         "{{backend}}: 429 wait left",
                     ),
+                    (
+                        f"max by (backend) (smf_router_backend_overloaded_seconds{{{B}}})",
+                        "{{backend}}: 503 wait left",
+                    ),
                 ],
                 unit="reqps",
-                units={"B": "s"},  # requests passed by, and seconds: one axis each
+                units={"B": "s", "C": "s"},  # requests passed by, and seconds: one axis each
                 description="Requests that passed each backend by without calling it, by the "
                 "plan's reason: circuit_open, rate_limited (a 429 asked for a wait longer "
-                "than its retry_after_max_s), quality_gate, and those of the request itself "
+                "than its retry_after_max_s), overloaded (a 503 or 529 did), quality_gate, "
+                "and those of the request itself "
                 "(private, context_window, api_unsupported, ...; context_too_long: past "
                 "another backend's refusal of the prompt). None of these is an attempt: "
                 "'Attempts by backend and outcome' reads 0/s for them, as for no traffic, "
                 "and a rate-limited backend's circuit stays closed and its up 1. A "
                 "saturated backend put last is not passed by: it is still tried. 429 wait "
                 "left is the seconds until a rate-limited backend is tried again (alert "
-                "SmfBackendRateLimited once one has run 5 minutes).",
+                "SmfBackendRateLimited once one has run 5 minutes), 503 wait left an "
+                "overloaded one's (alert SmfBackendOverloaded).",
             ),
             panel(
                 "Backend up",

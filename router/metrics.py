@@ -18,6 +18,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from prometheus_client import CollectorRegistry
 
 from router import metric_zeros
+from router.backend_state import Wait
 from router.metric_families import MetricFamilies
 from router.metric_labels import (
     APIS,
@@ -44,9 +45,10 @@ CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8"
 _CANARY_KINDS = frozenset(CANARY_ERROR_KINDS)
 _CANARY_SKIPS = frozenset(CANARY_SKIP_REASONS)
 _SKIPS = frozenset(SKIP_REASONS)
-# (backend, tier) -> seconds left of the wait its 429 asked for, 0 for none: each configured
-# backend's, read at scrape time (`router.resilience_status.rate_limit_waits`)
-WaitSource = Callable[[], Mapping[tuple[str, str], float]]
+# By what asked it (a 429, an overloaded 503), (backend, tier) -> seconds left of the wait,
+# 0 for none: each configured backend's, read at scrape time
+# (`router.resilience_status.asked_waits`)
+WaitSource = Callable[[], Mapping[Wait, Mapping[tuple[str, str], float]]]
 
 
 class Metrics(MetricFamilies):
@@ -280,7 +282,8 @@ class Metrics(MetricFamilies):
         self.scraped.span_source = source
 
     def set_wait_source(self, source: WaitSource | None) -> None:
-        """Where the 429 waits are read (resilience's; none without it: no wait is kept)."""
+        """Where the waits a 429 or an overloaded 503 asked for are read (resilience's; none
+        without it: no wait is kept)."""
         self.wait_source = source
 
     def _read(self) -> None:
@@ -288,7 +291,13 @@ class Metrics(MetricFamilies):
         wait's seconds run down between events, and a backend a reload removed goes."""
         self.scraped.read()
         if self.wait_source is not None:
-            self.rate_limited.values = {key: s for key, s in self.wait_source().items()}
+            waits = self.wait_source()
+            kinds: tuple[tuple[Family, Wait], ...] = (
+                (self.rate_limited, "rate_limited"),
+                (self.overloaded, "overloaded"),
+            )
+            for family, kind in kinds:
+                family.values = {key: s for key, s in waits.get(kind, {}).items()}
 
     def canary_result(
         self,

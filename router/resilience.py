@@ -37,7 +37,7 @@ from router.health import BreakerPolicy, Health
 from router.policy import soonest
 from router.probe import can_probe, probe
 from router.record import Record
-from router.resilience_status import backend_status, rate_limit_waits
+from router.resilience_status import asked_waits, backend_status
 from router.served_model import ServedModels
 from router.server_identity import same_server
 from router.sticky import StickyTable
@@ -397,7 +397,7 @@ def install(components: Components) -> None:
     # the end of an attempt it judged may end an outage (`_show_state`).
     components.gateway.dispatcher.judges.append(resilience)
     components.gateway.dispatcher.waits.append(resilience.health.asked_to_wait)
-    components.metrics.set_wait_source(lambda: rate_limit_waits(resilience))
+    components.metrics.set_wait_source(lambda: asked_waits(resilience))
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     # A backend that queues is busy, not silent: its queued streams' hang-ups are no failure.
     components.gateway.dispatcher.life.queues.append(resilience.queued)

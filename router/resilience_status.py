@@ -1,25 +1,28 @@
 """What `/v1/router/status` shows of one backend's resilience state: its circuit, the waits
 its 429 and 503 asked for, its load (the router's own count and vLLM's polled gauges), its context
-window and served model; and the waits as `smf_router_backend_rate_limited_seconds` reads
-them at each scrape."""
+window and served model; and the waits as `smf_router_backend_rate_limited_seconds` and
+`smf_router_backend_overloaded_seconds` read them at each scrape."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
+from router.backend_state import Wait
 from router.config import Backend as BackendSettings
 
 if TYPE_CHECKING:
     from router.resilience import Resilience
 
 
-def rate_limit_waits(res: Resilience) -> dict[tuple[str, str], float]:
-    """(backend, tier) -> seconds left of the wait its 429 asked for, 0 when none runs, for
-    each configured backend. Read when scraped: the seconds run down with no event to set
-    them, and `backend_up` and the circuit say nothing of a wait (its circuit stays closed)."""
+def asked_waits(res: Resilience) -> dict[Wait, dict[tuple[str, str], float]]:
+    """By what asked it (a 429, an overloaded 503), (backend, tier) -> seconds left of the
+    wait, 0 when none runs, for each configured backend. Read when scraped: the seconds run
+    down with no event to set them, and `backend_up` and the circuit say nothing of a wait
+    (its circuit stays closed)."""
+    backends = res.components.config.backends
     return {
-        (b.name, b.tier): res.health.limited_for(b.name) or 0.0
-        for b in res.components.config.backends
+        kind: {(b.name, b.tier): res.health.limited_for(b.name, kind) or 0.0 for b in backends}
+        for kind in get_args(Wait)
     }
 
 

@@ -67,8 +67,11 @@ def feed(metrics: Metrics, n: int) -> None:
             metrics.attempt_finished(a.backend, a.tier, a.outcome, a.error_kind)
         metrics.shadow_compared(intent, "cloud", "local", agreed=i % 2 == 0)
     # a cloud backend with no known price: served, its cost unknown (None), past local,
-    # which waits out a 429 (SmfBackendRateLimited: its gauge is read at each scrape)
-    metrics.set_wait_source(lambda: {("local", "local"): 1800.0, ("cloud", "cloud"): 0.0})
+    # which waits out a 429 (SmfBackendRateLimited: its gauge is read at each scrape), and an
+    # overloaded 503's wait on cloud2 (SmfBackendOverloaded)
+    waits = {("local", "local"): 1800.0, ("cloud", "cloud"): 0.0}
+    overloads = {("local", "local"): 0.0, ("cloud", "cloud"): 0.0, ("cloud2", "cloud"): 600.0}
+    metrics.set_wait_source(lambda: {"rate_limited": waits, "overloaded": overloads})
     unpriced = Record(
         request_id=f"u{n}",
         started_at=0.0,

@@ -55,12 +55,13 @@ def test_each_backend_and_suite_is_one_series_however_many_replicas_show_it(
     tmp_path: Path,
 ) -> None:
     running, waiting = queries("Backend capacity: running and waiting")
-    _, wait_left = queries("Backends passed by, by reason")
+    _, wait_left, overload_left = queries("Backends passed by, by reason")
     expected = {
         running: {LOCAL: 30.0},
         waiting: {LOCAL: 4.0},
         queries("Backend KV-cache use")[0]: {LOCAL: 0.93},
         wait_left: {LOCAL: 1800.0, '{backend="cloud"}': 0.0},
+        overload_left: {LOCAL: 0.0, '{backend="cloud"}': 0.0, '{backend="cloud2"}': 600.0},
         queries("Canary pass rate by backend and suite")[0]: suites(
             math=0.25, coding=0.9, prose=0.5
         ),
