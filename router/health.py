@@ -304,6 +304,12 @@ class Health:
         for; None when none runs."""
         return self.breaker(backend).limited_for(self.clock(), kind)
 
+    def forget_waits(self, backend: str) -> None:
+        """The waits the backend's 429 and 503 asked for end now; its circuit stays as it is.
+        A reload that gives the backend other credentials (`router.resilience_reload`): a
+        rate limit is the old key's, and another key is the operator's way out of it."""
+        self.breaker(backend).asked_until.clear()
+
     def _probe_outlived(self, backend: str) -> None:
         """A failure after a probe passed: if it comes `STILL_DOWN_LOG_S` or more after, with
         no failure between, the outage ended at the probe (logged now: no live request came

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import httpx
 
 from evals.endpoint import window_of
+from router import resilience_reload
 from router.backend_state import BackendState, Circuit
 from router.bug_log import BugLog
 from router.capacity import Capacity, metrics_url, poll_metrics, read_models
@@ -154,7 +155,7 @@ class Resilience:
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None:
         self.capacity.attempt_finished(backend, tier, outcome, error_kind)
-        self._show_state(backend)  # judged after `Health` (`install`): a success ends an outage
+        self.show_state(backend)  # judged after `Health` (`install`): a success ends an outage
 
     def record_finished(self, record: Record) -> None:
         for attempt in record.attempts:
@@ -175,9 +176,9 @@ class Resilience:
         cloud, every later turn with it, for the sliding TTL (found in review)."""
         if after == "closed":
             self._windows_due.pop(backend, None)  # back from an outage: maybe a new model
-        self._show_state(backend)
+        self.show_state(backend)
 
-    def _show_state(self, backend: str) -> None:
+    def show_state(self, backend: str) -> None:
         """Publish `backend`'s circuit and whether it is up (`_up`)."""
         try:
             tier = self.components.config.backend(backend).tier
@@ -216,7 +217,7 @@ class Resilience:
                 if due:
                     await asyncio.gather(*(self._probe_one(client, b) for b in due))
                 for backend in self.components.config.backends:
-                    self._show_state(backend.name)  # an outage a probe's age ended (`_up`)
+                    self.show_state(backend.name)  # an outage a probe's age ended (`_up`)
             except Exception:
                 log.exception("probing backends failed; trying again")
             await asyncio.sleep(min(TICK_S, self.settings.probe_interval_s))
@@ -339,43 +340,17 @@ class Resilience:
         return now is not None and same_server(settings, now)
 
     def reloaded(self, config: Config) -> Callable[[], None]:
-        """A reload hook. A backend removed or pointed at another server (`same_server`)
-        starts over: its breaker and 429 wait, load, window, sticky conversations and gauges
-        were the old server's. One with other changes (timeouts, `max_concurrency`, tier) is
-        the same server, as busy and as well: it keeps them, its attempts still counting
-        (`Retirement.elsewhere`); started over, a cap lowered from 6 to 3 under six streams
-        read 0 in flight and took three more (found in review). Either's probe timing and
-        gauges start anew (a health path or tier may be new); the sticky table takes its
-        new size and TTL. Kept, a removed backend's `up=0` fired alerts."""
-        old = {b.name: b for b in self.components.config.backends}
-        new = {b.name: b for b in config.backends}
-        stale = [name for name, settings in old.items() if new.get(name) != settings]
-        moved = [name for name in stale if name not in new or not same_server(old[name], new[name])]
-        added = [name for name in new if name not in old]
-        rs = config.resilience
+        """A reload hook: what it keeps and forgets (`router.resilience_reload`)."""
+        return resilience_reload.reloaded(self, config)
 
-        def apply() -> None:
-            metrics = self.components.metrics
-            for name in stale:
-                self._next_probe.pop(name, None)
-                self._health_path_known.pop(name, None)
-                metrics.forget_backend(name, removed=name not in new)
-                if name not in moved:
-                    self._show_state(name)  # its own circuit, under its new tier
-            for name in moved:
-                self.health.forget(name)
-                self.capacity.forget(name)
-                self.table.forget_backend(name)
-                self.served_models.forget(name, removed=name not in new)
-            # A new breaker starts closed, and says so at once, as at start: an added backend
-            # had no `backend_up` series until its circuit first moved.
-            for name in [*moved, *added]:
-                if name in new:
-                    metrics.backend_state(name, new[name].tier, True, "closed")
-            self.table.resize(rs.sticky_ttl_s, rs.sticky_max_entries)
-            self._windows_due.clear()
+    def forget_probing(self, name: str) -> None:
+        """A backend a reload changed: its probe timing starts anew (a new health path)."""
+        self._next_probe.pop(name, None)
+        self._health_path_known.pop(name, None)
 
-        return apply
+    def forget_windows(self) -> None:
+        """After a reload: every window is read again at the next poll."""
+        self._windows_due.clear()
 
     def status(self) -> dict[str, Any]:
         return {
@@ -394,7 +369,7 @@ def install(components: Components) -> None:
     components.gateway.dispatcher.judges.append(resilience.health)
     # A judge: an attempt on a backend a reload replaced is the old server's load, and its
     # end must not lower the count of the backend that bears the name now. After `Health`:
-    # the end of an attempt it judged may end an outage (`_show_state`).
+    # the end of an attempt it judged may end an outage (`show_state`).
     components.gateway.dispatcher.judges.append(resilience)
     components.gateway.dispatcher.waits.append(resilience.health.asked_to_wait)
     components.metrics.set_wait_source(lambda: asked_waits(resilience))

@@ -3,7 +3,9 @@ while it still names the same server, and what makes it another one.
 
 One definition for every part that keeps something learned about a server across a
 reload: the canary's windows and gates (`router.canary_judge`), and resilience's breaker,
-in-flight load and 429 wait (`router.resilience`, `router.retirement`).
+in-flight load and 429 wait (`router.resilience`, `router.retirement`). And whose quota a
+backend's requests count against (`credentials`), which a reload may change on the same
+server: a wait a 429 asked for is that key's (`router.resilience_reload`).
 """
 
 from __future__ import annotations
@@ -36,3 +38,26 @@ def same_server(ran: BackendSettings, now: BackendSettings) -> bool:
     was learned starts over; one that changed its timeouts, price, tier, headers or
     concurrency does not, and what was learned stays."""
     return fingerprint(ran) == fingerprint(now)
+
+
+def credentials(settings: BackendSettings) -> str:
+    """Whom the backend's requests count against, hashed (never kept or shown as is): its
+    `api_key_env` and the key it holds, its headers (a key, a gateway's token, an
+    organization or project, named as each provider names it) and the credentials in its
+    URL (`secret_values`: a password, a key in the query). Rate limits are per key or
+    organization: a reload that gives the backend another key is the operator's way out of
+    the old one's limit."""
+    what = [
+        settings.api_key_env,
+        settings.api_key,
+        sorted(settings.headers.items()),
+        sorted(settings.secret_values()),
+    ]
+    text = orjson.dumps(what)
+    return hashlib.blake2b(text, digest_size=8).hexdigest()
+
+
+def same_credentials(ran: BackendSettings, now: BackendSettings) -> bool:
+    """Whether the settings `ran` and `now` send the backend's requests with the same
+    credentials (`credentials`)."""
+    return credentials(ran) == credentials(now)
