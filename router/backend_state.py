@@ -45,16 +45,19 @@ class BackendState:
         """Why no call of any kind (a live attempt, a canary case, a shadow replay or judge
         call) may go to the backend now, or None: its circuit is open, or it waits out the
         `Retry-After` of a 429 or of a 503; an open circuit first, as every caller named
-        it. Not what depends on the request (a window, a gate of one intent) nor saturation,
-        which each caller weighs its own way: routing keeps a saturated backend last, the
-        canary skips a saturated local one, the shadow drops replays to any."""
+        it. Of two waits, the one that ends later (a 429's when they end together): it is
+        what keeps the backend away, and the client is told its kind with its time. Named
+        in a fixed order, a 429's 30 s beside a 503's 600 s told the client "rate limit",
+        429, "retry in 600 s" (found in review). Not what depends on the request (a window,
+        a gate of one intent) nor saturation, which each caller weighs its own way: routing
+        keeps a saturated backend last, the canary skips a saturated local one, the shadow
+        drops replays to any."""
         if self.circuit == "open":
             return "circuit_open"
-        if self.rate_limited_for_s is not None:
-            return "rate_limited"
-        if self.overloaded_for_s is not None:
+        limited, overloaded = self.rate_limited_for_s, self.overloaded_for_s
+        if overloaded is not None and (limited is None or overloaded > limited):
             return "overloaded"
-        return None
+        return None if limited is None else "rate_limited"
 
     def asked_wait_s(self) -> float | None:
         """The later end of the waits it asked for (a 429's, a 503's), in seconds from now;

@@ -23,10 +23,13 @@ WAITING = BackendState(rate_limited_for_s=30.0)
         (OPEN, "circuit_open"),
         (BackendState(circuit="open", rate_limited_for_s=30.0), "circuit_open"),
         (BackendState(overloaded_for_s=30.0), "overloaded"),  # a 503's `Retry-After`
-        (BackendState(rate_limited_for_s=5.0, overloaded_for_s=30.0), "rate_limited"),
+        # of two waits, the one that ends later (this case said rate_limited: a fixed order)
+        (BackendState(rate_limited_for_s=5.0, overloaded_for_s=30.0), "overloaded"),
+        (BackendState(rate_limited_for_s=30.0, overloaded_for_s=5.0), "rate_limited"),
+        (BackendState(rate_limited_for_s=30.0, overloaded_for_s=30.0), "rate_limited"),  # tie
     ],
 )
-def test_away_names_an_open_circuit_first_then_a_429s_wait_then_a_503s(
+def test_away_names_an_open_circuit_first_then_the_wait_that_ends_later(
     state: BackendState, away: str | None
 ) -> None:
     assert state.away() == away
