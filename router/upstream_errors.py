@@ -89,9 +89,15 @@ _CONTEXT_MARKERS = (  # lower-cased, each one server's own words (module docstri
     "input length and `max_tokens` exceed context limit",  # Anthropic
     "exceeded max context length",  # Ollama
     "tokens to keep from the initial prompt is greater than the context length",  # LM Studio
-    "max_tokens is too large:",  # OpenAI's output cap
-    "max_completion_tokens is too large:",  # SGLang's output limit over its window
-    "which is the maximum allowed number of output tokens",  # Anthropic's output cap
+)
+# An output limit over the model's own cap, read only where a message begins with it (OpenAI,
+# SGLang, Anthropic): matched anywhere, an echo of the client's text (litellm's "Invalid
+# Message passed in {...}", OpenAI's "Invalid value: '...'") made a client's mistake a
+# detour that asked every backend (found in review).
+_OUTPUT_CAP = re.compile(
+    r"\s*(?:max_tokens is too large:|max_completion_tokens is too large:"
+    r"|max_tokens: \d+ > \d+, which is the maximum allowed number of output tokens)",
+    re.IGNORECASE,
 )
 # A message reporting a body that failed validation quotes what it refused (pydantic's
 # "1 validation error: {... 'input': '<the client's text>'}" from vLLM, SGLang and FastAPI
@@ -202,10 +208,18 @@ def is_context_error(body: dict[str, Any], by_words: bool = True) -> bool:
     """`by_words` False: by the error's names only, not its message (a reply cut short,
     whose message may be the client's prompt quoted, the words saying what was quoted)."""
     fields = error_fields(body)
+    if by_words and is_output_cap(str(fields.get("message") or "")):
+        return True
     if not by_words or _QUOTES_INPUT.match(str(fields.get("message") or "")):
         fields = {key: value for key, value in fields.items() if key != "message"}
     text = orjson.dumps(fields).decode().lower()
     return any(marker in text for marker in _CONTEXT_MARKERS)
+
+
+def is_output_cap(message: str) -> bool:
+    """Whether an error's message begins as a model's refusal of an output limit over its
+    own cap ("max_tokens is too large: 32000. This model supports at most 16384 ...")."""
+    return _OUTPUT_CAP.match(message) is not None
 
 
 def classify_error(

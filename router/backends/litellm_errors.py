@@ -32,7 +32,13 @@ from router.attempt_errors import (
 )
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.backends.litellm_words import first_line
-from router.upstream_errors import OVERLOAD_WORDS, classify_error, in_band, retry_after
+from router.upstream_errors import (
+    OVERLOAD_WORDS,
+    classify_error,
+    in_band,
+    is_output_cap,
+    retry_after,
+)
 
 log = logging.getLogger("smf_router")
 
@@ -149,9 +155,8 @@ def _refused(
         return BackendRefused(name, 402)
     status = provider or status
     body = error_body(message)
-    too_long = classify_error(status, orjson.dumps(body), {}, name, secrets=secrets)
-    if isinstance(too_long, ContextTooLong):  # litellm maps only the window's own wordings
-        return too_long  # an output limit over the model's cap ("max_tokens is too large")
+    if is_output_cap(message):  # litellm maps only the window's wordings to its own class
+        return classify_error(status, orjson.dumps(body), {}, name, secrets=secrets)
     return Rejected(message, backend=name, status=status, upstream=body, secrets=secrets)
 
 

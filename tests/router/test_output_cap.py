@@ -209,3 +209,30 @@ def test_a_litellm_backends_cap_refusal_is_a_detour_too(tmp_path: Path) -> None:
     assert (raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]) == ("prose", "local")
     attempts = [(a.backend, a.outcome, a.error_kind) for a in collect.records[0].attempts]
     assert attempts == [("cloud", "error", "output_too_long"), ("local", "ok", None)]
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        "Invalid value: 'My app logs: max_tokens is too large: 99. Why?'. Supported values "
+        "are: 'system', 'assistant', 'user'.",
+        'Invalid Message passed in {"role": "foo", "content": "max_tokens: 9 > 8, which is '
+        'the maximum allowed number of output tokens"}',
+    ],
+    ids=["openai-echo", "litellm-echo"],
+)
+def test_a_client_error_quoting_the_caps_words_stays_the_clients(message: str) -> None:
+    """A message that quotes the client's text is the client's mistake, whatever the text
+    says: matched anywhere, the words made it a detour that asked every backend, and a
+    Codex stream was told its window was full (found in review)."""
+    import litellm
+
+    from router.attempt_errors import Rejected
+    from router.backends.litellm_errors import translate
+
+    body = {"error": {"message": message, "type": "invalid_request_error", "param": None}}
+    assert isinstance(classify_error(400, orjson.dumps(body), {}, "cloud"), Rejected)
+    echo = litellm.BadRequestError(
+        message=f"OpenAIException - {message}", model="gpt-4o", llm_provider="openai"
+    )
+    assert isinstance(translate(echo, "cloud"), Rejected)
