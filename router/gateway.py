@@ -120,7 +120,8 @@ class Gateway:
         self.tracing = tracing or dispatcher.tracing
         self.classify_observer = classify_observer
         self.conversation_secret = conversation_secret
-        self.stored = StoredResponses(config.resilience.sticky_max_entries)  # a reload shares it
+        # a reload shares it, and the secret with it
+        self.stored = StoredResponses(config.resilience.sticky_max_entries, conversation_secret)
 
     def _one_choice_backends(self) -> set[str]:
         """Backends whose adapter found, when warmed, that their provider answers one choice

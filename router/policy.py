@@ -187,6 +187,7 @@ def plan(
     config: Config,
 ) -> Plan:
     """Order the route's backends for this request, skipping those that cannot serve it."""
+    demand = _pinned(target, demand)
     route = route_for(intent, target, config)
     members = [target.name] if target.mode == "backend" else list(config.routes[route])
     home = demand.response_home
@@ -227,6 +228,21 @@ def plan(
         _retry_after(skipped, states),
         demand.prompt_tokens,
     )
+
+
+def _pinned(target: Target, demand: Demand) -> Demand:
+    """`demand`, without its home when its `model` names a backend and the home is a
+    conversation's (`conversation`): the router saw where the conversation was last served,
+    never where it was made (it has no `/v1/conversations`), so it cannot know that no other
+    backend holds it. Pinned wherever its first turn's route led, a conversation was refused
+    to the client naming the backend that holds it (found in review); such a turn is served
+    there, and the home moves with it (`StoredResponses.made`). `auto` and a route keep the
+    pin, and with it the refusal of a private turn whose conversation is homed on the
+    cloud. A response id's home is known, the router stored it: another backend named is
+    still refused."""
+    if target.mode == "backend" and demand.server_state == "conversation":
+        return replace(demand, response_home=None)
+    return demand
 
 
 def _unfit(

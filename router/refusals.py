@@ -231,8 +231,9 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
 
 def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
     """The backend that stored the response this turn continues, or the conversation it
-    names, may not take it: a cloud one for a private request, or not the backend the
-    client named. No other can (one skipped for another reason, its window or its API, is
+    names, may not take it: a cloud one for a private request, or (a response's) not the
+    backend the client named: a named backend serves a conversation (`policy._pinned`). No
+    other can (one skipped for another reason, its window or its API, is
     refused as such)."""
     home = plan.response_home
     if private:

@@ -42,11 +42,23 @@ full, gated), and whichever backend the detour reached holds no such conversatio
 conversation the router has not seen served (its first turn here) is routed as before,
 to a backend that speaks Responses itself. Unlike a response id, another caller's
 conversation id is not refused: conversations are made at the provider, not through the
-router, which cannot tell who made one.
+router, which cannot tell who made one. Nor can it tell that no other backend holds one:
+a turn whose `model` names a backend is served there, and the home moves with it
+(`router.policy`); its first turn went wherever its route led, and the pin kept it there,
+refusing even the client who named the backend that holds it (found in review).
+
+A conversation id is the client's, of any length (OpenAI documents none; its own are
+`conv_` and 48 hex digits), so the table keeps a keyed hash of it (`conversation_slot`),
+not the id: `sticky_max_entries` bounds entries, not bytes, and a 2 MB id was kept as
+sent for 30 days (found in review). A long one is not refused: once hashed it costs
+nothing past its request (`server.max_body_bytes`), and a limit of the router's own could
+refuse an id some server that speaks Responses accepts; a backend that holds no such
+conversation says so itself.
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Collection
 from dataclasses import dataclass
@@ -92,6 +104,18 @@ def key(caller: str, response_id: str) -> str:
     return f"{caller}\0{response_id}"
 
 
+def conversation_slot(caller: str, conversation: str, secret: bytes) -> str:
+    """The conversation table's key: a hash of one caller's conversation id, each part length
+    first (caller `a` with id `bc` is not caller `ab` with id `c`), keyed with the ledger's
+    `secret` as conversation keys are (`router.request.conversation_key`): 32 hex digits,
+    however long the id."""
+    digest = hashlib.blake2b(digest_size=16, key=secret)
+    for part in (caller, conversation):
+        data = part.encode(errors="surrogatepass")  # a JSON string may hold a lone surrogate
+        digest.update(len(data).to_bytes(8, "big") + data)
+    return digest.hexdigest()
+
+
 def conversation_of(body: dict[str, Any]) -> str | None:
     """The id of the stored conversation a Responses body names: `conversation` is its id,
     or an object holding it (`{"id": "conv_…"}`)."""
@@ -111,10 +135,13 @@ def carried(intent: Intent, continued: Turn | None) -> Intent:
 
 class StoredResponses:
     """(caller, response id) → the turn that stored it, (caller, conversation id) → the
-    turn that last served it, and response id → its caller, each LRU-bounded alike, with a
-    TTL."""
+    turn that last served it (`conversation_slot`, keyed with `secret`), and response id →
+    its caller, each LRU-bounded alike, with a TTL."""
 
-    def __init__(self, max_entries: int, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, max_entries: int, secret: bytes = b"", clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.secret = secret
         self.table: Table[Turn] = Table(KEPT_S, max_entries, clock)
         self.conversations: Table[Turn] = Table(KEPT_S, max_entries, clock)
         self.owners = StickyTable(KEPT_S, max_entries, clock)
@@ -156,7 +183,9 @@ class StoredResponses:
         if isinstance(previous, str) and previous:
             return self.table.get(key(caller, previous))
         conversation = conversation_of(body)
-        return self.conversations.get(key(caller, conversation)) if conversation else None
+        if conversation is None:
+            return None
+        return self.conversations.get(conversation_slot(caller, conversation, self.secret))
 
     def made(
         self,
@@ -178,7 +207,7 @@ class StoredResponses:
         turn = Turn(backend or MADE_OVER_CHAT, conversation, intent)
         named = conversation_of(body)
         if named and backend:  # only a backend that speaks Responses serves one (`policy`)
-            self.conversations.remember(key(caller, named), turn)
+            self.conversations.remember(conversation_slot(caller, named, self.secret), turn)
         if not response_id or body.get("store") is False:
             return  # Codex sends store: false on every turn: such ids took slots from homes
         self.table.remember(key(caller, response_id), turn)

@@ -70,11 +70,16 @@ def records_of(records: Collect, count: int) -> list[Any]:
     return records.records[:count]
 
 
-def turn(proxy: RunningRouter, input: Any, **stored: Any) -> Any:
+def turn(proxy: RunningRouter, input: Any, model: str = "auto", **stored: Any) -> Any:
     """One turn of the agent's run, raw: the SDK's request with its instructions and tool."""
     return openai_client(proxy).responses.with_raw_response.create(
-        model="auto", instructions=INSTRUCTIONS, tools=TOOLS, input=input, **stored
+        model=model, instructions=INSTRUCTIONS, tools=TOOLS, input=input, **stored
     )
+
+
+def sent(servers: dict[str, Running]) -> dict[str, int]:
+    """How many Responses requests each backend has been sent."""
+    return {name: s.stats()["by_path"].get("/v1/responses", 0) for name, s in servers.items()}
 
 
 def chained_session(proxy: RunningRouter, ask: str) -> list[Any]:
@@ -140,7 +145,7 @@ def test_a_private_turn_of_a_cloud_conversation_is_refused_naming_the_conversati
 ) -> None:
     """No other backend holds it: a 400 naming the field the turn sent, nothing sent."""
     turn(proxy, MATH, conversation="conv_cloud_3")
-    before = {name: s.stats()["by_path"].get("/v1/responses", 0) for name, s in servers.items()}
+    before = sent(servers)
     with pytest.raises(openai.BadRequestError) as refused:
         turn(
             proxy,
@@ -150,8 +155,69 @@ def test_a_private_turn_of_a_cloud_conversation_is_refused_naming_the_conversati
         )
     assert refused.value.param == "conversation"
     assert "conversation names a conversation stored on 'cloud'" in refused.value.message
-    after = {name: s.stats()["by_path"].get("/v1/responses", 0) for name, s in servers.items()}
-    assert after == before
+    assert sent(servers) == before
+
+
+def test_a_backend_named_for_a_conversation_serves_it_and_becomes_its_home(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """The router never sees a conversation made (it has no /v1/conversations): its first
+    turn here went where its route led (coding: local), and a turn whose model named the
+    backend holding it was a 400 ("stored on 'local', which 'cloud' does not use"), for
+    30 days, every turn renewing the pin; so was one naming the other model of one provider.
+    Now the named backend serves it, and the conversation's later `auto` turns follow it."""
+    first = turn(proxy, CODE, conversation="conv_moved")
+    assert first.headers["x-smf-backend"] == "local"
+    before = sent(servers)
+    named = turn(proxy, TOOL_OUTPUT, model="cloud", conversation="conv_moved")
+    assert named.headers["x-smf-backend"] == "cloud"  # was a 400
+    assert sent(servers) == {**before, "cloud": before["cloud"] + 1}
+    after = turn(proxy, TOOL_OUTPUT, conversation={"id": "conv_moved"})
+    assert after.headers["x-smf-backend"] == "cloud"  # the home moved with it
+    back = turn(proxy, TOOL_OUTPUT, model="local", conversation="conv_moved")
+    assert back.headers["x-smf-backend"] == "local"
+    assert turn(proxy, TOOL_OUTPUT, conversation="conv_moved").headers["x-smf-backend"] == "local"
+
+
+def test_a_private_turn_naming_the_local_backend_is_served_there(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """The client names where its conversation lives; the router, which only saw it served
+    on the cloud, does not know better, and nothing goes to the cloud."""
+    turn(proxy, MATH, conversation="conv_cloud_4")
+    before = sent(servers)
+    private = {"x-smf-private": "1"}
+    named = turn(
+        proxy, TOOL_OUTPUT, model="local", conversation="conv_cloud_4", extra_headers=private
+    )
+    assert named.headers["x-smf-backend"] == "local"
+    assert sent(servers) == {**before, "local": before["local"] + 1}
+
+
+def test_a_backend_named_for_a_stored_response_it_does_not_hold_is_still_refused(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """Unlike a conversation's, a response id's home is known: the router relayed the reply
+    that stored it. Sent elsewhere, it would meet that backend's 404."""
+    first = turn(proxy, MATH)
+    assert first.headers["x-smf-backend"] == "cloud"
+    before = sent(servers)
+    with pytest.raises(openai.BadRequestError) as refused:
+        turn(proxy, TOOL_OUTPUT, model="local", previous_response_id=first.parse().id)
+    assert refused.value.param == "previous_response_id"
+    assert "stored on 'cloud', which 'local' does not use" in refused.value.message
+    assert sent(servers) == before
+
+
+def test_a_conversation_id_is_kept_hashed_however_long(proxy: RunningRouter) -> None:
+    """The table kept `caller\0<id>` as sent: `sticky_max_entries` bounds entries, not
+    bytes, and a 2 MB id stayed for 30 days. It keeps 32 hex digits now, and still pins
+    the conversation (a tool's output alone takes the default route, local)."""
+    long_id = "conv_" + "x" * 1_000_000
+    assert turn(proxy, MATH, conversation=long_id).headers["x-smf-backend"] == "cloud"
+    assert turn(proxy, TOOL_OUTPUT, conversation=long_id).headers["x-smf-backend"] == "cloud"
+    slots = list(proxy.components.gateway.stored.conversations._entries)
+    assert slots and {len(slot) for slot in slots} == {32}
 
 
 def test_a_chain_continued_after_a_restart_is_keyed_by_the_response_it_continues(

@@ -11,7 +11,7 @@ from router.config import Config, parse
 from router.errors import BadRequest, NoBackendAvailable
 from router.policy import BackendState, Demand, Target, detoured, plan
 from router.refusals import nothing_tried
-from router.stored_responses import ResponseNotFound, StoredResponses
+from router.stored_responses import ResponseNotFound, StoredResponses, conversation_slot
 
 CODING = Intent("coding", 0.9, "model")
 AUTO = Target("auto")
@@ -68,6 +68,22 @@ def test_a_forced_backend_other_than_the_home_is_a_400_naming_both() -> None:
     assert "'cloud', which 'local' does not use" in error.message
 
 
+def test_a_forced_backend_serves_a_conversation_homed_elsewhere() -> None:
+    """A conversation's home is only where the router last saw it served: the backend the
+    client names may hold it, and is planned alone, nothing skipped for the home."""
+    forced = Target("backend", "local")
+    demand = Demand(api="responses", response_home="cloud", server_state="conversation")
+    p = plan(CODING, forced, demand, {}, CFG)
+    assert p.backends == ("local",) and p.skipped == () and p.response_home is None
+
+
+def test_a_route_keeps_a_conversation_on_its_home() -> None:
+    demand = Demand(api="responses", response_home="spare", server_state="conversation")
+    p = plan(CODING, Target("route", "coding"), demand, {}, CFG)
+    assert p.backends == ("spare",)
+    assert {s.reason for s in p.skipped} == {"response_elsewhere"}
+
+
 def test_no_home_plans_as_before() -> None:
     p = plan(CODING, AUTO, Demand(api="responses"), {}, CFG)
     assert p.backends == ("local", "cloud") and p.response_home is None
@@ -121,6 +137,25 @@ def test_a_response_made_over_chat_is_refused_and_ids_are_each_callers_own() -> 
             stored.home("responses", body, "bob", names)
         assert foreign.value.message == f"Previous response with id '{response_id}' not found."
         assert "alice" not in foreign.value.json().decode()
+
+
+def test_a_conversation_slot_is_a_keyed_hash_of_caller_and_id() -> None:
+    """32 hex digits however long the id; the caller and id kept apart; the ledger's secret
+    keys it, as it keys conversation keys."""
+    secret = b"s" * 32
+    slot = conversation_slot("alice", "conv_" + "x" * 100_000, secret)
+    assert len(slot) == 32 and "x" not in slot
+    assert conversation_slot("a", "bconv", secret) != conversation_slot("ab", "conv", secret)
+    assert conversation_slot("alice", "conv_1", secret) != conversation_slot(
+        "alice", "conv_1", b"t" * 32
+    )
+    assert len(conversation_slot("alice", "conv_\ud800", secret)) == 32  # a lone surrogate
+    stored = StoredResponses(10, secret)
+    stored.made("responses", {"conversation": "conv_1"}, "alice", "resp_1", "cloud")
+    assert list(stored.conversations._entries) == [conversation_slot("alice", "conv_1", secret)]
+    assert stored.home("responses", {"conversation": {"id": "conv_1"}}, "alice", {"cloud"}) == (
+        "cloud"
+    )
 
 
 def test_who_made_an_id_is_bounded_as_where_it_lives() -> None:
