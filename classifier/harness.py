@@ -62,6 +62,10 @@ HARNESS_BLOCKS = {
     "# AGENTS.md instructions": "</INSTRUCTIONS>",
     # Codex: the working directory, sandbox and shell, a user item before the task
     "<environment_context>": "</environment_context>",
+    # Gemini CLI: its setup message (the date, the workspace, its memory), a user message of
+    # its own before the first ask (google-gemini/gemini-cli `environmentContext.ts`; older
+    # versions sent it untagged, with a reply: `classifier.qwen`)
+    "<session_context>": "</session_context>",
     # Codex: plugin and environment notes it puts beside the above (litellm's complexity
     # router strips the same Codex blocks)
     "<recommended_plugins>": "</recommended_plugins>",

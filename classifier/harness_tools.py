@@ -43,8 +43,13 @@ _CODEX_TOOLS = (
 # List, Fetch, Search, Diff, Status, Exit, Checklist and Skills plain words; `cn -p` and
 # `--readonly` offer Read, List, Bash, Fetch, Checklist, CheckBackgroundJob, AskQuestion,
 # Exit and Skills, whose Read and Bash alone made no agent's session, found in review),
-# Goose's developer extension (`<extension>__<tool>`), OpenHands' CodeAct tools and
-# Cursor's (with Codex's read_file and list_dir above). Not the MCP filesystem server's
+# Goose's developer extension (`<extension>__<tool>`), OpenHands' CodeAct tools,
+# Cursor's (with Codex's read_file and list_dir above) and the Cline CLI's (npm `cline` 3.x,
+# @cline/core's `DefaultToolNames` and team tools: without them "explain what sync_dir
+# does" was reasoning 0.92, on the cloud, found in review; its act and plan modes offer four
+# of them, `--yolo` three; its editor, skills and ask_question are a word or an app's own,
+# spawn_agent and apply_patch Codex's, and team_status, team_task, team_send_message,
+# team_broadcast and team_cleanup a team app's own names). Not the MCP filesystem server's
 # `write_file` or `edit_file`: offered beside its `read_file`, three would make a file app
 # an agent's harness, and `read_file` unnamable (found in review of the first version,
 # below).
@@ -60,7 +65,12 @@ _OTHER_AGENTS_TOOLS = (
     "developer__shell developer__text_editor developer__analyze developer__screen_capture "
     "developer__image_processor developer__list_windows "
     "execute_bash str_replace_editor execute_ipython_cell task_tracker "
-    "run_terminal_cmd codebase_search grep_search file_search"
+    "run_terminal_cmd codebase_search grep_search file_search "
+    "read_files search_codebase run_commands fetch_web_content submit_and_exit "
+    "team_spawn_teammate team_shutdown_teammate team_run_task team_cancel_run team_list_runs "
+    "team_await_runs team_read_mailbox team_mission_log team_create_outcome "
+    "team_attach_outcome_fragment team_review_outcome_fragment team_finalize_outcome "
+    "team_list_outcomes"
 )
 HARNESS_TOOLS = frozenset(
     _CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split() + _OTHER_AGENTS_TOOLS.split()

@@ -40,7 +40,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is one of opencode's own: its title
     call's or a compacted history's fixed text with a message after it, or a compaction
     request's prompt."""
-    text = _text(messages[index])
+    text = one_text(messages[index])
     if text is None:
         return False
     if text in _FOLLOWED:
@@ -49,9 +49,9 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
 
 
-def _text(message: object) -> str | None:
+def one_text(message: object) -> str | None:
     """A message's content when it is one text: a string, or one text part (how an SDK may
-    send it); None otherwise."""
+    send it, and Qwen Code does: `classifier.qwen`); None otherwise."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
         content = content[0].get("text") if content[0].get("type") == "text" else None

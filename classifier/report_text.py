@@ -19,8 +19,9 @@ HOW = """\
    `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
-   no file edits), Goose's, OpenHands' and Cursor's too, or an agent's text cut from the
-   latest or the first ask, item 3) is coding work unless the ask clearly is not: when the
+   no file edits), Goose's, OpenHands', Cursor's and the Cline CLI's too, or an agent's
+   text cut from the latest or the first ask, item 3) is coding work unless the ask
+   clearly is not: when the
    model reads it as math, reasoning, prose or writing and those four together stay below
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
@@ -43,8 +44,9 @@ HOW = """\
    output, `<task-notification>`, `<user-prompt-submit-hook>`, a peer session's message, the
    note that the user stopped a reply, the summary of a conversation compacted on its own
    and the "Tool loaded." ending a tool search's turn (Claude Code), `<user_instructions>` or
-   `# AGENTS.md instructions` and `<environment_context>` (Codex), `<environment_details>`
-   and the nag for a tool use (Cline, Roo Code), `<info-msg>` (Goose), the workspace's
+   `# AGENTS.md instructions` and `<environment_context>` (Codex), `<session_context>`
+   (Gemini CLI), `<environment_details>` and the nag for a tool use (Cline, Roo Code),
+   `<info-msg>` (Goose), the workspace's
    context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
    `<EXTRA_INFO>`...), the edit format's reminder Aider appends to the current message
    (`classifier/aider.py`; its ask or context mode's, "Reply in English.", only when its
@@ -74,6 +76,17 @@ HOW = """\
    request is Aider's by its example conversation or a pair it sends on every request (not
    a note on its edits) among its first or last 16 messages (`classifier/aider.py`); in
    another client's, a message that starts as Aider's texts do is read as written.
+   Nor are opencode's own user messages (`classifier/opencode.py`): its title call's
+   "Generate a title for this conversation:" before the ask, and a compacted history's
+   "What did we do so far?" before the summary, each with a message after it, are passed
+   over (a request holding one reads as an agent's session), and its compaction request
+   (its prompt around the conversation, to its template's last rule) is no ask.
+   Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
+   ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini
+   CLI's alike) and a compressed history's summary, each with its fixed reply after it
+   ("Got it. Thanks for the context!", "Got it. Thanks for the additional context!"), and
+   its next-speaker check's prompt, are passed over (a request holding one reads as an
+   agent's session).
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -9,7 +9,8 @@ Not every user message is an ask. Agents put their own texts in user turns
 tool messages: a user message with no words of the user's is passed over, for the latest
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
-reflections (`classifier.aider`), nor opencode's fixed messages (`classifier.opencode`).
+reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
+(`classifier.opencode`, `classifier.qwen`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`scanned_tools`).
 """
@@ -20,10 +21,11 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier import aider, opencode
+from classifier import aider, opencode, qwen
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
+from classifier.tool_choice import forced, legacy_tools
 
 SYSTEM_CHARS = 300
 TOOL_CHARS = 600
@@ -63,9 +65,10 @@ class RequestView(NamedTuple):
     agent_tools: bool = False
     # Whether a coding agent's own text or tools were recognised and left out of what is
     # read: an agent's text cut from the latest or first ask (`classifier.harness`), a user
-    # message of an agent's text alone passed over, Aider's examples or fixed messages passed
-    # over (`classifier.aider`), or an agent's built-in tools offered (`HARNESS_SEEN` of
-    # `HARNESS_TOOLS`). Not a feature of the model's: a sign that the request is an agent's.
+    # message of an agent's text alone passed over, Aider's examples or fixed messages, or
+    # opencode's or Qwen Code's own, passed over (`_fixed`), or an agent's built-in tools
+    # offered (`HARNESS_SEEN` of `HARNESS_TOOLS`). Not a feature of the model's: a sign that
+    # the request is an agent's.
     harness_cut: bool = False
 
 
@@ -213,8 +216,10 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 
 def _fixed(messages: list[Any], index: int, aiders: bool) -> bool:
     """Whether the user message `messages[index]` is an agent's fixed message, passed over:
-    one of Aider's pairs in its requests (`aiders`), or one of opencode's own."""
-    return (aiders and aider.is_pair(messages, index)) or opencode.passed_over(messages, index)
+    one of Aider's pairs in its requests (`aiders`), or one of opencode's or Qwen Code's own."""
+    if aiders and aider.is_pair(messages, index):
+        return True
+    return opencode.passed_over(messages, index) or qwen.passed_over(messages, index)
 
 
 def _has_text(message: object) -> bool:
@@ -281,21 +286,6 @@ def tool_name(tool: object) -> object:
     return (inner if isinstance(inner, dict) else tool).get("name")
 
 
-def _forced(tool_choice: object) -> bool:
-    """Whether `tool_choice` makes the model call a tool: `required` (Anthropic: `any`), a
-    named function or custom tool, or `allowed_tools` in `required` mode (chat nests the
-    mode in `allowed_tools`, Responses does not)."""
-    if tool_choice in ("required", "any"):
-        return True
-    if not isinstance(tool_choice, dict):
-        return False
-    kind = tool_choice.get("type")
-    if kind == "allowed_tools":
-        nested = tool_choice.get("allowed_tools")
-        return (nested if isinstance(nested, dict) else tool_choice).get("mode") == "required"
-    return kind in ("function", "tool", "any", "custom")
-
-
 def view(body: object) -> RequestView:
     """Read a chat-completions body into a `RequestView`; never raises on odd input.
 
@@ -323,7 +313,7 @@ def view(body: object) -> RequestView:
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
-        tools, tool_choice = _legacy_tools(body, tools, tool_choice)
+        tools, tool_choice = legacy_tools(body, tools, tool_choice)
     tool_names, harness_tools = _tool_names(tools)
     return RequestView(
         latest=latest,
@@ -331,7 +321,7 @@ def view(body: object) -> RequestView:
         system=str(system)[:SYSTEM_CHARS],
         tool_names=tool_names,
         has_tools=bool(tools) and tool_choice != "none",
-        tool_forced=bool(tools) and _forced(tool_choice),
+        tool_forced=bool(tools) and forced(tool_choice),
         tools_disabled=tool_choice == "none",
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
@@ -365,28 +355,6 @@ def _cut(message: object, aiders: bool) -> bool:
 def _messages(body: dict[str, Any]) -> list[Any]:
     messages = body.get("messages")
     return messages if isinstance(messages, list) else _fallback_messages(body)
-
-
-def _legacy_tools(
-    body: dict[str, Any], tools: list[Any], tool_choice: object
-) -> tuple[list[Any], object]:
-    """The offered tools and the tool choice, read from the deprecated chat fields
-    `functions` (`{name, description, parameters}` entries) and `function_call` where the
-    current ones are absent: the router passes both upstream, and a call they force was
-    classified from its text alone (found in review). `function_call` is `"none"`,
-    `"auto"` or `{"name": ...}`, which forces that function."""
-    if not tools and isinstance(legacy := body.get("functions"), list):
-        tools = legacy
-    if tool_choice is None:
-        tool_choice = _function_call_choice(body.get("function_call"))
-    return tools, tool_choice
-
-
-def _function_call_choice(function_call: object) -> object:
-    """`function_call` as the `tool_choice` it stands for."""
-    if isinstance(function_call, dict) and "name" in function_call:
-        return {"type": "function", "function": function_call}
-    return function_call if function_call in ("none", "auto") else None
 
 
 def _fallback_messages(body: dict[str, Any]) -> list[Any]:

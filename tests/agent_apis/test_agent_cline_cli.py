@@ -1,0 +1,101 @@
+"""The Cline CLI's requests read as a coding agent's session, by its built-in tools.
+
+The Cline CLI (npm `cline` 3.x) offers its own tools (`read_files`, `search_codebase`,
+`run_commands`, `fetch_web_content`, `editor`, `ask_question`, `spawn_agent`, `team_*`),
+none of which but `spawn_agent` the classifier knew: its short asks were read as they
+would be in a chat app, "explain what sync_dir does" reasoning 0.92 and "write unit tests
+for build_parser" writing 0.52, both sent to the cloud (found in a live review). The body is
+the one it sent (`tests/fixtures/cline-cli-3.0.65.md`); real sockets, the official SDK, the
+simulators as backends.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from classifier.harness_tools import HARNESS_TOOLS
+from classifier.request import tool_name
+from tests.harness import REPO, Running, RunningRouter, config_for, router, simulator
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline-cli-3.0.65"
+EXPLAIN = "explain what sync_dir does"
+# its tools that are a word, an app's own name, or another agent's (listed as that one's)
+NOT_ITS_OWN = {"editor", "ask_question", "spawn_agent", "team_status", "team_task"}
+NOT_ITS_OWN |= {"team_send_message", "team_broadcast", "team_cleanup"}
+
+
+def first_turn(ask: str) -> dict[str, Any]:
+    body = dict(json.loads((FIXTURES / "first-turn.json").read_text(encoding="utf-8")))
+    messages = body["messages"]
+    assert [m["role"] for m in messages] == ["system", "user"]
+    assert messages[0]["content"].startswith("You are Cline, an AI coding agent.")
+    assert messages[1]["content"] == EXPLAIN
+    messages[1]["content"] = ask
+    return body
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    """The router over a vLLM `local` and a `cloud`, the default routes."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers: dict[str, Running] = {"local": local, "cloud": cloud}
+        with router(config_for(servers, tmp_path_factory.mktemp("cline"))) as running:
+            yield running
+
+
+def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
+    reply = httpx.post(f"{proxy.root}/v1/router/explain", json=body, timeout=30)
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+@pytest.mark.parametrize("ask", [EXPLAIN, "write unit tests for build_parser"])
+def test_a_short_ask_is_coding_and_served_locally(proxy: RunningRouter, ask: str) -> None:
+    plan = explained(proxy, first_turn(ask))
+    assert plan["intent"]["label"] == "coding"
+    rule = "agent_session: an agent's built-in tools offered"
+    assert plan["classifier"]["rule"].startswith(rule)
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    body = first_turn(ask)  # streamed, as the Cline CLI asks
+    with client.chat.completions.with_streaming_response.create(**body) as raw:
+        assert raw.status_code == 200
+        raw.read()
+        assert (raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]) == ("coding", "local")
+
+
+def test_an_ask_clearly_of_other_work_stays_what_it_is(proxy: RunningRouter) -> None:
+    """The session makes an unsure reading coding, not a clear one: a haiku stays prose,
+    and so does "why does the login page return 500?" stay reasoning, which the model reads
+    so at 0.93 (the rule's floor is 0.95 of other work than coding)."""
+    assert explained(proxy, first_turn("write a haiku about autumn leaves"))["intent"]["label"] == (
+        "prose"
+    )
+    plan = explained(proxy, first_turn("why does the login page return 500?"))
+    assert plan["intent"]["label"] == "reasoning" and plan["classifier"]["rule"] is None
+
+
+def test_its_own_tool_names_are_listed_and_the_others_are_not() -> None:
+    """Each tool it offered is the harness's but a word, an app's own name (a team app may
+    offer `team_status`), or another agent's already listed (`spawn_agent`: Codex's)."""
+    names = {str(tool_name(tool)) for tool in first_turn(EXPLAIN)["tools"]}
+    assert len(names) == 25
+    assert names - NOT_ITS_OWN <= HARNESS_TOOLS
+    assert not (NOT_ITS_OWN - {"spawn_agent"}) & HARNESS_TOOLS
+    # what `--yolo` offers in place of these (@cline/core's presets), three of them its own
+    assert {"read_files", "run_commands", "submit_and_exit"} <= HARNESS_TOOLS
+
+
+def test_the_documented_setup_is_the_cli_auth_command() -> None:
+    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    section = text.split("## Cline CLI (chat)", 1)[1].split("\n## ", 1)[0]
+    assert "cline auth openai-compatible -k <your router key> -m auto -b " in section
