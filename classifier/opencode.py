@@ -15,8 +15,12 @@ of its own in user turns:
 
 Each is passed over as an agent's text (`classifier.request`): the ask after it is read
 and keys the conversation, and the request reads as an agent's session
-(`classifier.rules.agent_session`). The first two only when a message follows them: a
-user who types the same words as the latest message is asking them.
+(`classifier.rules.agent_session`). The first two only in opencode's own requests, as
+the first message after the system prompt that is opencode's (`TITLE_SYSTEM`, `AGENT_SYSTEM`)
+and with a message after it: matched in any request, a user who typed "What did we do so
+far?" in a tool loop or to open a chat had the ask read from another message, and the
+chat was taken for an agent's session (found in review). A user who types the same words
+as the latest message is asking them.
 """
 
 from __future__ import annotations
@@ -29,7 +33,10 @@ from typing import Any
 TITLE_ASK = "Generate a title for this conversation:\n"
 # `toModelMessages`: the text part a compaction part becomes
 COMPACTED = "What did we do so far?"
-_FOLLOWED = frozenset({TITLE_ASK, COMPACTED})
+# How each system prompt opens: the title call's, and the agent's in each of its variants
+# ("You are opencode, an interactive CLI tool…", "You are OpenCode, the best coding agent…")
+TITLE_SYSTEM = "You are a title generator."
+AGENT_SYSTEM = "you are opencode"
 # `SessionCompaction`'s prompt: the conversation in tags, then the orders and the template,
 # whose rules end every version of it (a prior summary's too)
 COMPACTION_START = "Here is the conversation so far:\n\n<conversation>\n"
@@ -43,10 +50,23 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     text = one_text(messages[index])
     if text is None:
         return False
-    if text in _FOLLOWED:
-        return index + 1 < len(messages)
+    if text in (TITLE_ASK, COMPACTED):
+        opens = TITLE_SYSTEM if text == TITLE_ASK else AGENT_SYSTEM
+        return index == 1 and index + 1 < len(messages) and _system_opens(messages, opens)
     end = text[-2 * len(COMPACTION_END) :].rstrip()  # a bounded read: the prompt may be long
     return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
+
+
+def _system_opens(messages: Sequence[Any], opening: str) -> bool:
+    """Whether the request's first message is a system prompt that opens with `opening`,
+    in any case (a string, or its first text part: opencode may send it in two)."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") != "system":
+        return False
+    content = first.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        content = content[0].get("text")
+    return isinstance(content, str) and content[: len(opening)].lower() == opening.lower()
 
 
 def one_text(message: object) -> str | None:

@@ -78,8 +78,9 @@ HOW = """\
    another client's, a message that starts as Aider's texts do is read as written.
    Nor are opencode's own user messages (`classifier/opencode.py`): its title call's
    "Generate a title for this conversation:" before the ask, and a compacted history's
-   "What did we do so far?" before the summary, each with a message after it, are passed
-   over (a request holding one reads as an agent's session), and its compaction request
+   "What did we do so far?" before the summary, each right after opencode's system prompt
+   and with a message after it, are passed over (a request holding one reads as an
+   agent's session; in another client's, the words are the user's), and its compaction request
    (its prompt around the conversation, to its template's last rule) is no ask.
    Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
    ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini

@@ -24,6 +24,7 @@ import openai
 import pytest
 
 from classifier.opencode import COMPACTED, TITLE_ASK
+from classifier.request import first_ask, view
 from router.request import conversation_key
 from tests.harness import REPO, Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
@@ -167,3 +168,62 @@ def test_the_documented_config_lowers_opencodes_output_limit() -> None:
     config = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     limit = config["provider"]["smf"]["models"]["auto"]["limit"]
     assert limit["output"] <= 16384 and limit["output"] < limit["context"]
+
+
+@pytest.mark.parametrize(
+    ("messages", "latest", "first"),
+    [
+        pytest.param(
+            [
+                {"role": "user", "content": "Write a short poem about the sea."},
+                {"role": "assistant", "content": "Waves."},
+                {"role": "user", "content": COMPACTED},
+                {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [
+                        {
+                            "id": "call_1",
+                            "type": "function",
+                            "function": {"name": "history", "arguments": "{}"},
+                        }
+                    ],
+                },
+                {"role": "tool", "tool_call_id": "call_1", "content": "poem written"},
+            ],
+            COMPACTED,
+            0,
+            id="tool-loop",
+        ),
+        pytest.param(
+            [
+                {"role": "user", "content": COMPACTED},
+                {"role": "assistant", "content": "Nothing yet."},
+                {"role": "user", "content": "explain what sync_dir does"},
+            ],
+            "explain what sync_dir does",
+            0,
+            id="plain-chat",
+        ),
+        pytest.param(
+            [
+                {"role": "system", "content": "You are a helpful assistant."},
+                {"role": "user", "content": TITLE_ASK},
+                {"role": "user", "content": "write a haiku about autumn leaves"},
+            ],
+            "write a haiku about autumn leaves",
+            1,
+            id="title-words-elsewhere",
+        ),
+    ],
+)
+def test_opencodes_words_in_another_clients_request_are_the_users(
+    messages: list[dict[str, Any]], latest: str, first: int
+) -> None:
+    """Matched in any request, a user's "What did we do so far?" was passed over: the ask
+    read from another message, the first ask keyed apart from the next turn's, and the
+    chat taken for an agent's session (found in review). opencode's own come after its
+    system prompt."""
+    read = view({"messages": messages})
+    assert (read.latest, read.harness_cut) == (latest, False)
+    assert first_ask(messages) is messages[first]
