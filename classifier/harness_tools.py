@@ -52,7 +52,11 @@ _CODEX_TOOLS = (
 # team_broadcast and team_cleanup a team app's own names). Not the MCP filesystem server's
 # `write_file` or `edit_file`: offered beside its `read_file`, three would make a file app
 # an agent's harness, and `read_file` unnamable (found in review of the first version,
-# below).
+# below). crush's (charmbracelet/crush internal/config/config.go `allToolNames`): its
+# search sub-agent offers glob, grep, ls, sourcegraph and view, of which only two were
+# known, and "Find where sync_dir is defined and explain what it does" was reasoning 0.54,
+# on the cloud (found in review); its agent, download, edit, fetch, todos, view and write
+# are plain words.
 _OTHER_AGENTS_TOOLS = (
     "bash glob grep todowrite todoread webfetch websearch "
     "builtin_read_file builtin_edit_existing_file builtin_create_new_file "
@@ -70,7 +74,8 @@ _OTHER_AGENTS_TOOLS = (
     "team_spawn_teammate team_shutdown_teammate team_run_task team_cancel_run team_list_runs "
     "team_await_runs team_read_mailbox team_mission_log team_create_outcome "
     "team_attach_outcome_fragment team_review_outcome_fragment team_finalize_outcome "
-    "team_list_outcomes"
+    "team_list_outcomes "
+    "sourcegraph multiedit agentic_fetch job_output job_kill lsp_diagnostics lsp_references"
 )
 HARNESS_TOOLS = frozenset(
     _CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split() + _OTHER_AGENTS_TOOLS.split()

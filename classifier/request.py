@@ -10,7 +10,8 @@ tool messages: a user message with no words of the user's is passed over, for th
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
-(`classifier.opencode`, `classifier.qwen`).
+(`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
+fixed text is read (`classifier.crush`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`scanned_tools`).
 """
@@ -21,7 +22,7 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier import aider, opencode, qwen
+from classifier import aider, crush, opencode, qwen
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
@@ -300,7 +301,9 @@ def view(body: object) -> RequestView:
     asks = _user_messages(messages)
     latest, latest_cut = "", False
     if isinstance(asks.latest, dict):
-        content = aider.without_mode_reminder(asks.latest, messages)
+        content = crush.title_ask(asks.latest, messages)
+        if content is asks.latest.get("content"):
+            content = aider.without_mode_reminder(asks.latest, messages)
         latest, latest_cut = _read(content, asks.aiders)
         latest_cut = latest_cut or content is not asks.latest.get("content")
     first, first_cut = "", False  # the first user message, unless it is the latest

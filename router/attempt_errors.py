@@ -165,7 +165,7 @@ class ContextTooLong(UpstreamError):
     status = 400
     kind = "context_too_long"
     type = "invalid_request_error"
-    code = "context_length_exceeded"
+    code: str | None = "context_length_exceeded"
     # the router's estimate of the prompt, for words that do not say it (`named_as_sent`)
     sizes = Counts()
 
@@ -176,6 +176,28 @@ class OutputTooLong(ContextTooLong):
     for the conversation (`router.policy.detoured`), as a prompt too long is."""
 
     kind = "output_too_long"
+
+
+class OutputCapped(OutputTooLong):
+    """The model's own cap on output refused the limit asked ("max_tokens is too large: ...",
+    `router.upstream_errors.is_output_cap`): no window was passed, and no smaller prompt gets
+    it served. Still a detour, to a backend with more room; but the client that gets it is
+    told it as the backend said it, with the backend's own `code` (OpenAI's `invalid_value`),
+    never as a full context: opencode's forks (Kilo Code) and Codex compact their history on
+    `context_length_exceeded`, and did so till they gave up, where compaction could never
+    help (found in a live review with Kilo Code CLI 7.7.7)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str = "",
+        param: str | None = None,
+        code: str | None = None,
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, param=param, secrets=secrets)
+        self.code = code
 
 
 class Rejected(UpstreamError):

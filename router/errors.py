@@ -26,6 +26,7 @@
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
         │   └── OutputTooLong        400  the refusal names max_tokens (not the prompt)
+        │       └── OutputCapped     400  the model's own output cap: the backend's code
         ├── BackendRefused           502  a 401/402/403/404: the backend's settings are wrong
         │                                     (`router.backend_refused`)
         ├── Rejected                 4xx  passed through faithfully, never retried

@@ -62,6 +62,7 @@ import orjson
 from evals.redaction import cut, head, masked_end, wire_name
 from router.attempt_errors import (
     ContextTooLong,
+    OutputCapped,
     OutputTooLong,
     Overloaded,
     RateLimited,
@@ -264,7 +265,7 @@ def _typed(
     if status >= 500:
         return ServerError(message, backend=backend, secrets=secrets)
     if status in _CONTEXT_STATUSES and is_context_error(body, by_words=not truncated):
-        return _too_long(message, backend, _context_param(body), secrets)
+        return _too_long(message, backend, body, secrets)
     if status == 408:
         return ServerError(message, backend=backend, secrets=secrets)
     if status in REFUSAL_STATUSES and not (status == 404 and names_stored_state):
@@ -300,7 +301,7 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
     elif status in (503, 529):
         typed = Overloaded(message, backend=backend, secrets=secrets)
     elif status in _CONTEXT_STATUSES and too_long:
-        typed = _too_long(message, backend, _context_param(body), secrets)
+        typed = _too_long(message, backend, body, secrets)
     else:
         typed = ServerError(message, backend=backend, secrets=secrets)
     typed.wire = WireError(api, wire_name(kind, secrets), wire_name(code, secrets))
@@ -368,9 +369,15 @@ def _in_band_status(kind: Any, code: Any) -> int:
 
 
 def _too_long(
-    message: str, backend: str, param: str, secrets: Collection[str] = ()
+    message: str, backend: str, body: dict[str, Any], secrets: Collection[str] = ()
 ) -> ContextTooLong:
-    """A context-length refusal; one that names the output limit is `OutputTooLong`."""
+    """A context-length refusal; one that names the output limit is `OutputTooLong`, and one
+    of a model's own output cap `OutputCapped`, keeping the backend's code (a name, not
+    vLLM's or SGLang's status number)."""
+    param = _context_param(body)
+    if is_output_cap(message):
+        code = wire_name(error_fields(body).get("code"), secrets)
+        return OutputCapped(message, backend=backend, param=param, code=code, secrets=secrets)
     kind = OutputTooLong if param in _OUTPUT_LIMITS else ContextTooLong
     return kind(message, backend=backend, param=param, secrets=secrets)
 

@@ -16,14 +16,15 @@ limit and the largest window it skipped; Claude Code lowers `max_tokens` only wh
 are said. When one is still not known the phrase stays as Anthropic says it and what is
 known follows, never a made-up number. The original words come after it, then a note
 naming the router's numbers. Chat and Responses clients keep the message as it was
-(Codex reads the `code`, `context_length_exceeded`).
+(Codex reads the `code`, `context_length_exceeded`). A model's own output cap ("max_tokens
+is too large: ...", `OutputCapped`) is no context limit: it keeps the provider's words.
 """
 
 from __future__ import annotations
 
 import re
 
-from router.attempt_errors import ContextTooLong, OutputTooLong
+from router.attempt_errors import ContextTooLong, OutputCapped, OutputTooLong
 from router.errors import BadRequestTooLong, RouterError
 from router.request_size import OUTPUT_LIMITS, Counts
 
@@ -64,9 +65,6 @@ _COUNTS = tuple(
         r"`inputs` tokens \+ `max_new_tokens` must be <= (?P<limit>\d+)\. Given: "
         r"(?P<prompt>\d+) `inputs` tokens and (?P<output>\d+) `max_new_tokens`",
         r"`inputs` must have less than (?P<limit>\d+) tokens\. Given: (?P<prompt>\d+)",
-        # OpenAI (a model's output cap) and SGLang (its window): the output limit asked
-        # alone; the "at most M completion tokens" after it is no context limit in OpenAI's
-        r"(?:max_tokens|max_completion_tokens) is too large: (?P<output>\d+)",
     )
 )
 
@@ -86,8 +84,12 @@ def _number(text: str | None) -> int | None:
 
 
 def is_context_refusal(error: RouterError) -> bool:
-    """A prompt (or the output room it asks) over a window: a backend's, or every one's."""
-    return isinstance(error, ContextTooLong | BadRequestTooLong)
+    """A prompt (or the output room it asks) over a window: a backend's, or every one's. Not
+    a model's own output cap (`OutputCapped`): no smaller prompt is served, so a client is
+    not told to compact, nor to fit "input length and `max_tokens`" into a context limit."""
+    return isinstance(error, ContextTooLong | BadRequestTooLong) and not isinstance(
+        error, OutputCapped
+    )
 
 
 def anthropic_words(error: RouterError) -> str:

@@ -163,13 +163,45 @@ def test_a_cloud_first_request_over_the_clouds_cap_is_served_by_local(
     assert (servers["local"].completions(), servers["cloud"].completions()) == (1, 2)
 
 
-def test_a_messages_client_hears_the_cap_in_anthropics_words(
+CAP_WORDS = (
+    "max_tokens is too large: 32000. This model supports at most 16384 completion tokens, "
+    "whereas you provided 32000."
+)
+
+
+def test_a_chat_client_hears_the_cap_with_the_backends_own_code(
     capped: tuple[RunningRouter, Collect, dict[str, Running]],
 ) -> None:
-    """With the cloud alone, Claude Code's 32000 is refused in Anthropic's words for an
-    output refusal, with the numbers known: the router's estimate of the prompt and the
-    32000 asked. OpenAI's 16384 is the model's cap, no context limit, and is not said as
-    one; without all three numbers Claude Code does not lower `max_tokens` on it."""
+    """With the cloud alone, opencode's 32000 is refused as the cloud refused it: code
+    `invalid_value`, not `context_length_exceeded`, on which Kilo Code (an opencode fork)
+    compacted its history three times, then gave up, where compaction could never help
+    (found in a live review with Kilo Code CLI 7.7.7). The ledger still says its kind."""
+    running, collect, _ = capped
+    client = openai.OpenAI(base_url=running.url, api_key="x", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.chat.completions.create(
+            model="cloud",
+            messages=HAIKU,  # type: ignore[arg-type]
+            max_tokens=OPENCODE_ASKS,
+        )
+    error = caught.value
+    assert (error.code, error.param, error.type) == (
+        "invalid_value",
+        "max_tokens",
+        "invalid_request_error",
+    )
+    assert error.body["message"] == CAP_WORDS  # type: ignore[index]
+    until(lambda: bool(collect.records), what="the record finished")
+    attempts = [(a.backend, a.outcome, a.error_kind) for a in collect.records[0].attempts]
+    assert attempts == [("cloud", "error", "output_too_long")]
+
+
+def test_a_messages_client_hears_the_cap_in_the_providers_words(
+    capped: tuple[RunningRouter, Collect, dict[str, Running]],
+) -> None:
+    """Claude Code's 32000 over the cloud's cap is an invalid request in the provider's own
+    words, as Anthropic's own cap refusal is: not "input length and `max_tokens` exceed
+    context limit", which says a smaller prompt would fit (it would not)."""
     running, _, _ = capped
     client = anthropic.Anthropic(base_url=running.root, api_key="x", max_retries=0)
     with pytest.raises(anthropic.BadRequestError) as caught:
@@ -179,11 +211,39 @@ def test_a_messages_client_hears_the_cap_in_anthropics_words(
             messages=HAIKU,  # type: ignore[arg-type]
             stream=True,
         )
-    message = caught.value.body["error"]["message"]  # type: ignore[index]
-    lead, said = message.split(", decrease input length or `max_tokens` and try again. ", 1)
-    assert lead.startswith("input length and `max_tokens` exceed context limit (input length ")
-    assert lead.endswith(", `max_tokens` 32000, context limit not known)")
-    assert said.startswith("max_tokens is too large: 32000. This model supports at most 16384")
+    assert caught.value.body == {
+        "type": "error",
+        "error": {"type": "invalid_request_error", "message": CAP_WORDS},
+    }
+
+
+def test_a_codex_stream_gets_the_cap_as_an_http_400_not_in_band(
+    capped: tuple[RunningRouter, Collect, dict[str, Running]],
+) -> None:
+    """Codex compacts its history on an in-band `context_length_exceeded`; a model's output
+    cap is no full window, so its streamed request gets the 400 as any client does, naming
+    the field it sent."""
+    running, _, _ = capped
+    client = openai.OpenAI(
+        base_url=running.url,
+        api_key="x",
+        max_retries=0,
+        default_headers={"originator": "codex_cli_rs"},
+    )
+    with pytest.raises(openai.BadRequestError) as caught:
+        client.responses.create(
+            model="cloud",
+            input="write a haiku about autumn leaves",
+            max_output_tokens=OPENCODE_ASKS,
+            stream=True,
+        )
+    error = caught.value
+    assert (error.status_code, error.code, error.param) == (
+        400,
+        "invalid_value",
+        "max_output_tokens",
+    )
+    assert error.body["message"] == CAP_WORDS  # type: ignore[index]
 
 
 def test_a_litellm_backends_cap_refusal_is_a_detour_too(tmp_path: Path) -> None:
