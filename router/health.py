@@ -19,8 +19,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.backend_state import Circuit, Wait
+from router.retry_after import MAX_RETRY_AFTER_S
 from router.silence import SILENT
-from router.upstream_errors import MAX_RETRY_AFTER_S
 
 log = logging.getLogger("smf_router.health")
 

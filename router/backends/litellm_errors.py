@@ -32,13 +32,8 @@ from router.attempt_errors import (
 )
 from router.backend_refused import REFUSAL_STATUSES, BackendRefused
 from router.backends.litellm_words import first_line
-from router.upstream_errors import (
-    OVERLOAD_WORDS,
-    classify_error,
-    in_band,
-    is_output_cap,
-    retry_after,
-)
+from router.retry_after import retry_after
+from router.upstream_errors import OVERLOAD_WORDS, classify_error, in_band, is_output_cap
 
 log = logging.getLogger("smf_router")
 

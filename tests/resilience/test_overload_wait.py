@@ -18,7 +18,7 @@ import pytest
 
 from router.config import parse
 from router.health import BreakerPolicy, Health
-from router.upstream_errors import MAX_RETRY_AFTER_S
+from router.retry_after import MAX_RETRY_AFTER_S
 from tests.harness import INTENTS, Running, RunningRouter, config_for, router, sdk
 from tests.resilience.conftest import CODING, FAST, backend_state, local_and_cloud
 

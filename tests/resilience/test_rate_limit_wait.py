@@ -16,7 +16,7 @@ import openai
 import pytest
 
 from router.health import Breaker, BreakerPolicy, Health
-from router.upstream_errors import MAX_RETRY_AFTER_S
+from router.retry_after import MAX_RETRY_AFTER_S
 from tests.harness import INTENTS, Running, RunningRouter, config_for, router, sdk
 from tests.resilience.conftest import CODING, FAST, backend_state, local_and_cloud, until
 

@@ -7,7 +7,8 @@ import orjson
 import pytest
 
 from router.attempt_errors import Overloaded, RateLimited, ServerError
-from router.upstream_errors import classify_error, in_band, parse_body, retry_after
+from router.retry_after import retry_after
+from router.upstream_errors import classify_error, in_band, parse_body
 
 OVERLOADED = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
 
