@@ -28,15 +28,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from classifier.harness import has_words
+
 # `SessionPrompt`'s title call: `{role: "user", content: "Generate a title for this
 # conversation:\n"}`, then the history up to the first ask
 TITLE_ASK = "Generate a title for this conversation:\n"
 # `toModelMessages`: the text part a compaction part becomes
 COMPACTED = "What did we do so far?"
 # How each system prompt opens: the title call's, and the agent's in each of its variants
-# ("You are opencode, an interactive CLI tool…", "You are OpenCode, the best coding agent…")
+# ("You are opencode, an interactive CLI tool…", "You are OpenCode, the best coding agent…"),
+# Kilo Code's CLI (7.7.7, a fork of opencode's: "You are Kilo, a highly skilled software
+# engineer…") among them
 TITLE_SYSTEM = "You are a title generator."
-AGENT_SYSTEM = "you are opencode"
+AGENT_SYSTEM = ("you are opencode", "you are kilo,")
 # `SessionCompaction`'s prompt: the conversation in tags, then the orders and the template,
 # whose rules end every version of it (a prior summary's too)
 COMPACTION_START = "Here is the conversation so far:\n\n<conversation>\n"
@@ -49,7 +53,8 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     request's prompt."""
     text = one_text(messages[index])
     if text is None:
-        return False
+        text = _first_of_parts(messages[index])
+        return text == COMPACTED and index == 1 and _system_opens(messages, AGENT_SYSTEM)
     if text in (TITLE_ASK, COMPACTED):
         opens = TITLE_SYSTEM if text == TITLE_ASK else AGENT_SYSTEM
         return index == 1 and index + 1 < len(messages) and _system_opens(messages, opens)
@@ -57,16 +62,35 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
 
 
-def _system_opens(messages: Sequence[Any], opening: str) -> bool:
-    """Whether the request's first message is a system prompt that opens with `opening`,
-    in any case (a string, or its first text part: opencode may send it in two)."""
+def _first_of_parts(message: object) -> str | None:
+    """The first text part of a message whose other parts hold no words of the user's: Kilo
+    Code sends "What did we do so far?" with its `<environment_details>` block as a second
+    part (`classifier.harness`), which one text never matched."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list) or not content:
+        return None
+    texts = [p.get("text") for p in content if isinstance(p, dict) and p.get("type") == "text"]
+    strings = [t for t in texts if isinstance(t, str)]
+    if len(strings) != len(content):
+        return None
+    first, *rest = strings
+    return None if any(has_words(t) for t in rest) else first
+
+
+def _system_opens(messages: Sequence[Any], opening: str | tuple[str, ...]) -> bool:
+    """Whether the request's first message is a system prompt that opens with `opening`
+    (one of them), in any case (a string, or its first text part: opencode may send it in
+    two)."""
     first = messages[0] if messages else None
     if not isinstance(first, dict) or first.get("role") != "system":
         return False
     content = first.get("content")
     if isinstance(content, list) and content and isinstance(content[0], dict):
         content = content[0].get("text")
-    return isinstance(content, str) and content[: len(opening)].lower() == opening.lower()
+    openings = (opening,) if isinstance(opening, str) else opening
+    return isinstance(content, str) and content[:64].lower().startswith(
+        tuple(o.lower() for o in openings)
+    )
 
 
 def one_text(message: object) -> str | None:

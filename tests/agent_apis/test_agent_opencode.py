@@ -227,3 +227,35 @@ def test_opencodes_words_in_another_clients_request_are_the_users(
     read = view({"messages": messages})
     assert (read.latest, read.harness_cut) == (latest, False)
     assert first_ask(messages) is messages[first]
+
+
+def _kilo_compacted(stamp: str) -> list[dict[str, Any]]:
+    """Kilo Code CLI 7.7.7's compacted history (captured): its system prompt, its fixed
+    "What did we do so far?" with its environment block as a second text part, the
+    summary, then the user's next ask."""
+    details = f"\n\n<environment_details>\nMessage time: {stamp}\n</environment_details>"
+    return [
+        {
+            "role": "system",
+            "content": "You are Kilo, a highly skilled software engineer with extensive "
+            "knowledge in many programming languages, frameworks, design patterns, and best "
+            "practices.",
+        },
+        {
+            "role": "user",
+            "content": [{"type": "text", "text": COMPACTED}, {"type": "text", "text": details}],
+        },
+        {"role": "assistant", "content": "We added fib to math_utils.py."},
+        {"role": "user", "content": "now rename fib to fibonacci"},
+    ]
+
+
+def test_kilo_codes_compacted_history_is_read_and_keyed_by_the_ask_after_it() -> None:
+    """Sent as two text parts, the fixed text was no one text, read as the first ask: every
+    compacted Kilo session keyed by it (and its timestamp)."""
+    early, late = _kilo_compacted("2026-12-05T20:02:32Z"), _kilo_compacted("2026-12-05T21:00:00Z")
+    assert first_ask(early) is early[3]
+    assert view({"messages": early}).latest == "now rename fib to fibonacci"
+    assert conversation_key({"messages": early}, {}, "c") == conversation_key(
+        {"messages": late}, {}, "c"
+    )
