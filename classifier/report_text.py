@@ -79,8 +79,9 @@ HOW = """\
    Nor are opencode's own user messages (`classifier/opencode.py`): its title call's
    "Generate a title for this conversation:" before the ask, and a compacted history's
    "What did we do so far?" before the summary, each right after opencode's system prompt
-   and with a message after it, are passed over (a request holding one reads as an
-   agent's session; in another client's, the words are the user's), and its compaction request
+   and with a message after it (Kilo Code's, with its environment block as a second part,
+   even as the last message), are passed over (a request holding one reads as an agent's
+   session; in another client's, the words are the user's), and its compaction request
    (its prompt around the conversation, to its template's last rule) is no ask.
    Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
    ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini
