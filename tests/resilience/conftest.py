@@ -16,7 +16,7 @@ import yaml
 
 from router.config import parse
 from router.ledger import Ledger
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import INTENTS, Running, RunningRouter, config_for, router, sdk, simulator
 
 FAST = {
     "failure_threshold": 3,
@@ -141,3 +141,28 @@ def pair() -> Iterator[dict[str, Running]]:
     """`local_and_cloud` as they start (a test module may define its own)."""
     with local_and_cloud() as servers:
         yield servers
+
+
+def cloud_first(pair: dict[str, Running], tmp_path: Path, retry_after_max_s: float = 0.5) -> Any:
+    """Every route on cloud, then local; a `Retry-After` over `retry_after_max_s` (0.5:
+    `config_for`'s) is a wait kept, not slept out."""
+    routes = {intent: ["cloud", "local"] for intent in INTENTS}
+    data = config_for(pair, tmp_path, routes=routes, resilience=FAST).model_dump(mode="json")
+    for backend in data["backends"]:
+        backend["retry_after_max_s"] = retry_after_max_s
+    return parse(data)
+
+
+def ask_coding(proxy: RunningRouter) -> Any:
+    """One chat request through the SDK (no retries of its own): the raw response."""
+    return sdk(proxy).chat.completions.with_raw_response.create(
+        model="coding", messages=[{"role": "user", "content": CODING[0]["content"]}]
+    )
+
+
+def explained_skips(proxy: RunningRouter) -> list[dict[str, str]]:
+    """The backends `POST /v1/router/explain` says a coding request would pass by."""
+    body = {"model": "coding", "messages": CODING}
+    explained = httpx.post(f"{proxy.url}/router/explain", json=body, trust_env=False).json()
+    skipped: list[dict[str, str]] = explained["skipped"]
+    return skipped

@@ -10,40 +10,21 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import httpx
 import openai
 import pytest
 
-from router.config import parse
 from router.health import BreakerPolicy, Health
 from router.retry_after import MAX_RETRY_AFTER_S
-from tests.harness import INTENTS, Running, RunningRouter, config_for, router, sdk
-from tests.resilience.conftest import CODING, FAST, backend_state, local_and_cloud
-
-
-def _cloud_first(pair: dict[str, Running], tmp_path: Path, retry_after_max_s: float = 0.5) -> Any:
-    """Every route on cloud, then local; a `Retry-After` over `retry_after_max_s` is a wait."""
-    routes = {intent: ["cloud", "local"] for intent in INTENTS}
-    data = config_for(pair, tmp_path, routes=routes, resilience=FAST).model_dump(mode="json")
-    for backend in data["backends"]:
-        backend["retry_after_max_s"] = retry_after_max_s
-    return parse(data)
-
-
-def _ask(proxy: RunningRouter) -> Any:
-    """One chat request through the SDK (no retries of its own): the raw response."""
-    return sdk(proxy).chat.completions.with_raw_response.create(
-        model="coding", messages=[{"role": "user", "content": CODING[0]["content"]}]
-    )
-
-
-def _skipped(proxy: RunningRouter) -> list[dict[str, str]]:
-    body = {"model": "coding", "messages": CODING}
-    explained = httpx.post(f"{proxy.url}/router/explain", json=body, trust_env=False).json()
-    skipped: list[dict[str, str]] = explained["skipped"]
-    return skipped
+from tests.harness import router
+from tests.resilience.conftest import (
+    ask_coding,
+    backend_state,
+    cloud_first,
+    explained_skips,
+    local_and_cloud,
+)
 
 
 def test_a_503s_long_retry_after_sends_the_next_requests_elsewhere_unasked(
@@ -54,10 +35,10 @@ def test_a_503s_long_retry_after_sends_the_next_requests_elsewhere_unasked(
     backend is a working one), the wait shown apart from a 429's."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "overloaded:30"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
-            assert _ask(proxy).headers["x-smf-backend"] == "local"
+        with router(cloud_first(pair, tmp_path)) as proxy:
+            assert ask_coding(proxy).headers["x-smf-backend"] == "local"
             assert pair["cloud"].completions() == 1
-            second = _ask(proxy)
+            second = ask_coding(proxy)
             assert (second.headers["x-smf-backend"], second.headers["x-smf-attempts"]) == (
                 "local",
                 "1",
@@ -66,7 +47,7 @@ def test_a_503s_long_retry_after_sends_the_next_requests_elsewhere_unasked(
             cloud = backend_state(proxy.root, "cloud")
             assert (cloud["circuit"], cloud["rate_limited_for_s"]) == ("closed", None)
             assert 0 < cloud["overloaded_for_s"] <= 30
-            assert {"backend": "cloud", "reason": "overloaded"} in _skipped(proxy)
+            assert {"backend": "cloud", "reason": "overloaded"} in explained_skips(proxy)
             top = httpx.get(f"{proxy.root}/v1/router/status", trust_env=False).json()
             listed = {b["name"]: b for b in top["backends"]}
             assert 0 < listed["cloud"]["overloaded_for_s"] <= 30
@@ -79,9 +60,9 @@ def test_a_503_with_a_short_retry_after_or_none_keeps_no_wait(tmp_path: Path, fa
     none): each request tries the cloud first and falls back, as before."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": fault})
-        with router(_cloud_first(pair, tmp_path, retry_after_max_s=2.0)) as proxy:
+        with router(cloud_first(pair, tmp_path, retry_after_max_s=2.0)) as proxy:
             for _ in range(2):
-                assert _ask(proxy).headers["x-smf-backend"] == "local"
+                assert ask_coding(proxy).headers["x-smf-backend"] == "local"
             assert pair["cloud"].completions() == 2
             cloud = backend_state(proxy.root, "cloud")
             assert (cloud["circuit"], cloud["overloaded_for_s"]) == ("closed", None)
@@ -96,13 +77,13 @@ def test_every_backend_overloaded_is_a_503_that_says_when_the_soonest_wait_ends(
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "overloaded:30"})
         pair["local"].control("faults", {"fault": "overloaded:20"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
+        with router(cloud_first(pair, tmp_path)) as proxy:
             with pytest.raises(openai.InternalServerError) as met:
-                _ask(proxy)  # each backend's 503 in turn: the sooner wait is told
+                ask_coding(proxy)  # each backend's 503 in turn: the sooner wait is told
             assert met.value.response.headers["retry-after"] == "20"
             before = backend_state(proxy.root, "local")["overloaded_for_s"]
             with pytest.raises(openai.InternalServerError) as refused:
-                _ask(proxy)
+                ask_coding(proxy)
             response = refused.value.response
             after = backend_state(proxy.root, "local")["overloaded_for_s"]
             assert (pair["cloud"].completions(), pair["local"].completions()) == (1, 1)

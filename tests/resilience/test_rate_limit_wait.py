@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
-from typing import Any
 
 import httpx
 import openai
@@ -17,29 +16,15 @@ import pytest
 
 from router.health import Breaker, BreakerPolicy, Health
 from router.retry_after import MAX_RETRY_AFTER_S
-from tests.harness import INTENTS, Running, RunningRouter, config_for, router, sdk
-from tests.resilience.conftest import CODING, FAST, backend_state, local_and_cloud, until
-
-
-def _cloud_first(pair: dict[str, Running], tmp_path: Path) -> Any:
-    """Every route on cloud, then local; `retry_after_max_s` 0.5 (`config_for`'s): a
-    `Retry-After` of 1 s or more is not slept out."""
-    routes = {intent: ["cloud", "local"] for intent in INTENTS}
-    return config_for(pair, tmp_path, routes=routes, resilience=FAST)
-
-
-def _ask(proxy: RunningRouter) -> Any:
-    """One chat request through the SDK (no retries of its own): the raw response."""
-    return sdk(proxy).chat.completions.with_raw_response.create(
-        model="coding", messages=[{"role": "user", "content": CODING[0]["content"]}]
-    )
-
-
-def _skipped(proxy: RunningRouter) -> list[dict[str, str]]:
-    body = {"model": "coding", "messages": CODING}
-    explained = httpx.post(f"{proxy.url}/router/explain", json=body, trust_env=False).json()
-    skipped: list[dict[str, str]] = explained["skipped"]
-    return skipped
+from tests.harness import router
+from tests.resilience.conftest import (
+    ask_coding,
+    backend_state,
+    cloud_first,
+    explained_skips,
+    local_and_cloud,
+    until,
+)
 
 
 def test_a_long_retry_after_sends_the_next_requests_elsewhere_unasked(tmp_path: Path) -> None:
@@ -47,18 +32,18 @@ def test_a_long_retry_after_sends_the_next_requests_elsewhere_unasked(tmp_path: 
     once, the cloud never asked again (it was, on every request)."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "rate_limit:30"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
-            first = _ask(proxy)
+        with router(cloud_first(pair, tmp_path)) as proxy:
+            first = ask_coding(proxy)
             assert first.headers["x-smf-backend"] == "local"
             assert pair["cloud"].completions() == 1
-            second = _ask(proxy)
+            second = ask_coding(proxy)
             assert second.headers["x-smf-backend"] == "local"
             assert second.headers["x-smf-attempts"] == "1"
             assert pair["cloud"].completions() == 1
             cloud = backend_state(proxy.root, "cloud")
             assert cloud["circuit"] == "closed"  # a working backend said "not now"
             assert 0 < cloud["rate_limited_for_s"] <= 30
-            assert {"backend": "cloud", "reason": "rate_limited"} in _skipped(proxy)
+            assert {"backend": "cloud", "reason": "rate_limited"} in explained_skips(proxy)
             top = httpx.get(f"{proxy.root}/v1/router/status", trust_env=False).json()
             listed = {b["name"]: b for b in top["backends"]}
             assert 0 < listed["cloud"]["rate_limited_for_s"] <= 30
@@ -71,10 +56,10 @@ def test_the_backend_is_tried_again_once_its_wait_is_over(tmp_path: Path) -> Non
     the cloud sees none of them."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "rate_limit:1"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
-            assert _ask(proxy).headers["x-smf-backend"] == "local"
+        with router(cloud_first(pair, tmp_path)) as proxy:
+            assert ask_coding(proxy).headers["x-smf-backend"] == "local"
             pair["cloud"].control("faults", {"fault": None})  # its window refilled
-            until(lambda: _ask(proxy).headers["x-smf-backend"] == "cloud", what="cloud again")
+            until(lambda: ask_coding(proxy).headers["x-smf-backend"] == "cloud", what="cloud again")
             assert pair["cloud"].completions() == 2  # the 429, then the one it served
             assert backend_state(proxy.root, "cloud")["rate_limited_for_s"] is None
 
@@ -83,9 +68,9 @@ def test_a_429_naming_no_wait_keeps_none(tmp_path: Path) -> None:
     """No `Retry-After`, no wait made up: each request tries the cloud first, as before."""
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "rate_limit_no_retry_after"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
+        with router(cloud_first(pair, tmp_path)) as proxy:
             for _ in range(2):
-                assert _ask(proxy).headers["x-smf-backend"] == "local"
+                assert ask_coding(proxy).headers["x-smf-backend"] == "local"
             assert pair["cloud"].completions() == 2
             cloud = backend_state(proxy.root, "cloud")
             assert (cloud["circuit"], cloud["rate_limited_for_s"]) == ("closed", None)
@@ -100,13 +85,13 @@ def test_every_backend_waiting_is_a_429_that_says_when_the_soonest_wait_ends(
     with local_and_cloud() as pair:
         pair["cloud"].control("faults", {"fault": "rate_limit:30"})
         pair["local"].control("faults", {"fault": "rate_limit:20"})
-        with router(_cloud_first(pair, tmp_path)) as proxy:
+        with router(cloud_first(pair, tmp_path)) as proxy:
             with pytest.raises(openai.RateLimitError) as limited:
-                _ask(proxy)  # each backend's 429 in turn: the sooner wait is told
+                ask_coding(proxy)  # each backend's 429 in turn: the sooner wait is told
             assert limited.value.response.headers["retry-after"] == "20"
             before = backend_state(proxy.root, "local")["rate_limited_for_s"]
             with pytest.raises(openai.RateLimitError) as refused:
-                _ask(proxy)
+                ask_coding(proxy)
             response = refused.value.response
             after = backend_state(proxy.root, "local")["rate_limited_for_s"]
             assert (pair["cloud"].completions(), pair["local"].completions()) == (1, 1)
