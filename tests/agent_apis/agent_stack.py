@@ -7,18 +7,21 @@ reach it translated; `claude` (Anthropic profile) speaks Messages only.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import anthropic
+import httpx
 import openai
 import pytest
 
 from classifier.intent import INTENTS
 from router.config import Config, parse
-from tests.harness import Running, RunningRouter, router, simulator
+from tests.harness import Collect, Running, RunningRouter, router, simulator
+from tests.resilience.conftest import until
 
 TIMEOUTS = {"connect_s": 2, "first_token_s": 2, "idle_s": 1.5, "total_s": 20}
 APIS: dict[str, list[str]] = {
@@ -116,3 +119,25 @@ def responses_stream_error(proxy: RunningRouter, model: str, ask: list[dict[str,
     assert events[-1].type == "response.failed"
     assert not any(e.type in ("response.completed", "response.incomplete") for e in events)
     return events[-1].response.error  # type: ignore[union-attr]
+
+
+def explained(proxy: RunningRouter, body: dict[str, Any], api: str | None = None) -> dict[str, Any]:
+    """What `POST /v1/router/explain` says of `body` (of `api`'s shape, when given)."""
+    sent = body if api is None else {"api": api, **body}
+    reply = httpx.post(f"{proxy.root}/v1/router/explain", json=sent, timeout=30)
+    assert reply.status_code == 200, reply.text
+    return dict(reply.json())
+
+
+def streamed_headers(proxy: RunningRouter, records: Collect, body: dict[str, Any]) -> httpx.Headers:
+    """The headers of the router's answer to the chat `body`, streamed through the official
+    SDK and read to its end as an agent reads it, once its record (in `records`, a sink
+    after the sticky table's) has finished: the conversation is pinned by then."""
+    finished = len(records.records)
+    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+    with client.chat.completions.with_streaming_response.create(**copy.deepcopy(body)) as raw:
+        assert raw.status_code == 200
+        raw.read()
+        headers = raw.headers
+    until(lambda: len(records.records) > finished, what="the record finished")
+    return headers

@@ -16,12 +16,12 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import httpx
 import openai
 import pytest
 
 from classifier.harness_tools import HARNESS_TOOLS
 from classifier.request import tool_name
+from tests.agent_apis.agent_stack import explained as explain
 from tests.harness import REPO, Running, RunningRouter, config_for, router, simulator
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline-cli-3.0.65"
@@ -53,12 +53,6 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
             yield running
 
 
-def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
-    reply = httpx.post(f"{proxy.root}/v1/router/explain", json=body, timeout=30)
-    assert reply.status_code == 200, reply.text
-    return dict(reply.json())
-
-
 @pytest.mark.parametrize("ask", [EXPLAIN, "write unit tests for build_parser"])
 def test_a_short_ask_is_coding_and_served_locally(proxy: RunningRouter, ask: str) -> None:
     plan = explained(proxy, first_turn(ask))
@@ -71,6 +65,10 @@ def test_a_short_ask_is_coding_and_served_locally(proxy: RunningRouter, ask: str
         assert raw.status_code == 200
         raw.read()
         assert (raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]) == ("coding", "local")
+
+
+def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
+    return explain(proxy, body)
 
 
 def test_an_ask_clearly_of_other_work_stays_what_it_is(proxy: RunningRouter) -> None:

@@ -20,14 +20,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from classifier.opencode import COMPACTED, TITLE_ASK
 from classifier.request import first_ask, view
 from router.request import conversation_key
+from tests.agent_apis.agent_stack import explained as explain
+from tests.agent_apis.agent_stack import streamed_headers
 from tests.harness import REPO, Collect, Running, RunningRouter, config_for, router, simulator
-from tests.resilience.conftest import FAST, until
+from tests.resilience.conftest import FAST
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "opencode-1.18.33"
 # as typed in the review, with their quotes
@@ -79,23 +80,11 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRou
 
 
 def served(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> httpx.Headers:
-    """The headers of the router's answer to `body`, sent as opencode sends it (streamed,
-    read to its end), once its record has finished (and pinned its conversation)."""
-    running, collect = proxy
-    finished = len(collect.records)
-    client = openai.OpenAI(base_url=running.url, api_key="x", max_retries=0)
-    with client.chat.completions.with_streaming_response.create(**copy.deepcopy(body)) as raw:
-        assert raw.status_code == 200
-        raw.read()
-        headers = raw.headers
-    until(lambda: len(collect.records) > finished, what="the record finished")
-    return headers
+    return streamed_headers(*proxy, body)
 
 
 def explained(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> dict[str, Any]:
-    reply = httpx.post(f"{proxy[0].root}/v1/router/explain", json=body, timeout=30)
-    assert reply.status_code == 200, reply.text
-    return dict(reply.json())
+    return explain(proxy[0], body)
 
 
 def test_a_title_call_reads_as_an_agents_session(proxy: tuple[RunningRouter, Collect]) -> None:

@@ -25,6 +25,7 @@ import pytest
 from router.request import conversation_key, prompt_text
 from router.translate.view import chat_view
 from tests.agent_apis.agent_stack import anthropic_client
+from tests.agent_apis.agent_stack import explained as explain
 from tests.harness import Running, RunningRouter
 
 FIXTURE = Path(__file__).parents[1] / "fixtures" / "claude-code-2.1.197" / "first-turn.json"
@@ -63,12 +64,6 @@ def served(proxy: RunningRouter, body: dict[str, Any]) -> httpx.Headers:
         return answer.headers
 
 
-def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
-    reply = httpx.post(f"{proxy.root}/v1/router/explain", json={"api": "messages", **body})
-    assert reply.status_code == 200, reply.text
-    return dict(reply.json())
-
-
 @pytest.mark.parametrize("ask", ASKS)
 def test_claude_codes_system_turn_is_not_read_as_the_ask(
     chat_proxy: RunningRouter, chat_sims: dict[str, Running], ask: str
@@ -82,6 +77,10 @@ def test_claude_codes_system_turn_is_not_read_as_the_ask(
     assert plan["classifier"] == plain["classifier"]
     assert plan["classifier"]["read"]["latest_chars"] == len(ask)
     assert served(chat_proxy, body)["x-smf-intent"] == ASKS[ask]
+
+
+def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
+    return explain(proxy, body, "messages")
 
 
 def test_a_chat_backend_still_gets_the_system_turn_as_a_user_message(
