@@ -52,9 +52,10 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     call's or a compacted history's fixed text with a message after it, or a compaction
     request's prompt."""
     text = one_text(messages[index])
-    if text is None:
-        text = _first_of_parts(messages[index])
-        return text == COMPACTED and index == 1 and _system_opens(messages, AGENT_SYSTEM)
+    if text is None:  # parts read only where opencode's would stand: not each message's
+        if index != 1 or not _system_opens(messages, AGENT_SYSTEM):
+            return False
+        return _first_of_parts(messages[index]) == COMPACTED
     if text in (TITLE_ASK, COMPACTED):
         opens = TITLE_SYSTEM if text == TITLE_ASK else AGENT_SYSTEM
         return index == 1 and index + 1 < len(messages) and _system_opens(messages, opens)
