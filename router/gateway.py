@@ -155,8 +155,7 @@ class Gateway:
         private = is_private(caller, headers)
         # before the span: a turn continuing another caller's response, or one the router
         # made over chat, is refused
-        home = self.stored.home(api, body, caller.name, self.config.backend_names)
-        continued = self.stored.continued(api, body, caller.name)
+        home, continued = self.stored.lookup(api, body, caller.name, self.config.backend_names)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         # What raises after it all the same (a bug, a 500) ends it, with its open child.

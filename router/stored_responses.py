@@ -153,26 +153,32 @@ class StoredResponses:
         self, api: Api, body: dict[str, Any], caller: str, configured: Collection[str]
     ) -> str | None:
         """The backend that stored the response `body` continues, or else the conversation it
-        names, when `caller` made it and it is still configured (one a reload removed leaves
-        the turn routed as before). Raises `ResponseNotFound` for another caller's response,
-        and a `BadRequest` for one the router made over chat: none holds it."""
-        previous = body.get("previous_response_id") if api == "responses" else None
-        if not isinstance(previous, str) or not previous:
-            turn = self.continued(api, body, caller)
-            return turn.backend if turn and turn.backend in configured else None
-        owner = self.owners.get(previous)
-        if owner is not None and owner != caller:
-            raise ResponseNotFound(previous)
-        turn = self.table.get(key(caller, previous))
+        names (`lookup`)."""
+        return self.lookup(api, body, caller, configured)[0]
+
+    def lookup(
+        self, api: Api, body: dict[str, Any], caller: str, configured: Collection[str]
+    ) -> tuple[str | None, Turn | None]:
+        """The turn `body` continues (`continued`), and its backend when `caller` made it and
+        it is still configured (one a reload removed leaves the turn routed as before): one
+        look in the tables per request, for the pin and for the key and intent it carries.
+        Raises `ResponseNotFound` for another caller's response, and a `BadRequest` for one
+        the router made over chat: none holds it."""
+        turn = self.continued(api, body, caller)
         backend = turn.backend if turn else None
-        if backend == MADE_OVER_CHAT:
-            raise BadRequest(
-                f"previous_response_id names a response the router made itself from a chat "
-                f"backend's answer ({previous!r}); no backend stored it, so it cannot be "
-                "continued by id: send the whole input instead (as with store: false)",
-                param="previous_response_id",
-            )
-        return backend if backend in configured else None
+        previous = body.get("previous_response_id") if api == "responses" else None
+        if isinstance(previous, str) and previous:
+            owner = self.owners.get(previous)
+            if owner is not None and owner != caller:
+                raise ResponseNotFound(previous)
+            if backend == MADE_OVER_CHAT:
+                raise BadRequest(
+                    f"previous_response_id names a response the router made itself from a "
+                    f"chat backend's answer ({previous!r}); no backend stored it, so it cannot "
+                    "be continued by id: send the whole input instead (as with store: false)",
+                    param="previous_response_id",
+                )
+        return (backend if backend in configured else None), turn
 
     def continued(self, api: Api, body: dict[str, Any], caller: str) -> Turn | None:
         """The turn that made the response `body` continues (`previous_response_id`), or else
