@@ -1,6 +1,7 @@
 """Fixtures of the router tests that talk to one router over two simulators (local, cloud)
-through the official SDK: test_proxy_sdk.py and test_routing_headers.py. A module that
-defines a fixture of the same name uses its own."""
+through the official SDK: test_proxy_sdk.py, test_routing_headers.py,
+test_failed_plan_named.py and others. A module that defines a fixture of the same name uses
+its own."""
 
 from __future__ import annotations
 

@@ -15,40 +15,23 @@ from typing import Any
 import openai
 import pytest
 
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import Running, RunningRouter
 
 CODE = "Write a Python function that reverses a linked list, with unit tests."  # local first
 MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud first
 FIRST = {CODE: "local", MATH: "cloud"}
 
 
-@pytest.fixture(scope="module")
-def servers() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    with router(config_for(servers, tmp_path_factory.mktemp("named"))) as running:
-        yield running
-
-
 @pytest.fixture
-def faults(servers: dict[str, Running]) -> Iterator[Any]:
+def faults(backends: dict[str, Running]) -> Iterator[Any]:
     """`faults(local=spec, cloud=spec)` sets each backend's fault for the rest of the test."""
 
     def set_faults(**specs: str) -> None:
         for name, spec in specs.items():
-            servers[name].control("faults", {"fault": spec})
+            backends[name].control("faults", {"fault": spec})
 
     yield set_faults
-    for server in servers.values():
+    for server in backends.values():
         server.control("faults", {"fault": None})
 
 
