@@ -14,6 +14,8 @@ and `SmfBackendOverloaded`.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import openai
@@ -25,7 +27,16 @@ from prometheus_server import Prometheus, require_prometheus
 from router.config import Config
 from router.metrics import Metrics
 from router.record import Attempt
-from tests.harness import INTENTS, Running, config_for, router, scrape, sdk, simulator
+from tests.harness import (
+    INTENTS,
+    Running,
+    RunningRouter,
+    config_for,
+    router,
+    scrape,
+    sdk,
+    simulator,
+)
 from tests.observability.finished_records import local_coding_record
 from tests.resilience.conftest import status
 
@@ -65,6 +76,25 @@ def _servers(local: Running, cloud: Running, tmp_path: Path) -> Config:
     return config_for(servers, tmp_path, routes=routes, resilience={"enabled": True})
 
 
+@contextmanager
+def watched(tmp_path: Path) -> Iterator[tuple[Running, RunningRouter, Prometheus]]:
+    """The router over a local and a cloud simulator, scraped by a real Prometheus holding
+    the alert rules: the cloud (to inject faults on), the router and Prometheus."""
+    require_prometheus()
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(_servers(local, cloud, tmp_path)) as proxy,
+    ):
+        host = proxy.root.removeprefix("http://")
+        prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
+        try:
+            prom.wait_ready()
+            yield cloud, proxy, prom
+        finally:
+            prom.stop()
+
+
 def _ask(client: openai.OpenAI, model: str) -> str:
     """The backend that answered one chat request through the SDK."""
     answer = client.chat.completions.with_raw_response.create(
@@ -82,40 +112,29 @@ def test_a_429_wait_counts_each_request_passing_the_backend_by_and_shows_what_is
     `no_backend_available`), counted too. The
     gauge shows the seconds left, while `up` reads 1 and only the first 429 is an attempt.
     A real Prometheus charts it on the dashboard's panel and holds the alert pending."""
-    require_prometheus()
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-        router(_servers(local, cloud, tmp_path)) as proxy,
-    ):
-        host = proxy.root.removeprefix("http://")
-        prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
-        try:
-            prom.wait_ready()
-            before = scrape(proxy.root)  # the zero series, there before any request
-            assert before.get(SKIPS, **CLOUD, reason="rate_limited") == 0
-            assert before.get(WAIT, **CLOUD) == 0 and before.get(WAIT, **LOCAL) == 0
-            prom.wait_for(f'count_over_time({SKIPS}{{backend="cloud"}}[5m])', 2)  # 2 scrapes
-            cloud.control("faults", {"fault": "rate_limit:30"})
-            client = sdk(proxy)
-            assert [_ask(client, "coding") for _ in range(4)] == ["local"] * 4
-            with pytest.raises(openai.RateLimitError) as refused:
-                _ask(client, "cloud_only")
-            assert refused.value.response.json()["error"]["code"] == "rate_limit_exceeded"
-            after = scrape(proxy.root)
-            assert cloud.completions() == 1  # the first request's 429: the rest passed it by
-            assert after.get(SKIPS, **CLOUD, reason="rate_limited") == 4
-            assert after.get(SKIPS, **LOCAL, reason="rate_limited") == 0
-            assert 0 < (after.get(WAIT, **CLOUD) or 0) <= 30
-            assert after.get(WAIT, **LOCAL) == 0
-            assert after.get("smf_router_backend_up", **CLOUD) == 1  # why a gauge of its own
-            assert after.get("smf_router_attempts_total", **CLOUD, outcome="error",
-                             error_kind="rate_limited") == 1  # fmt: skip
-            prom.wait_for(f'{SKIPS}{{backend="cloud",reason="rate_limited"}}', 4)
-            prom.wait_for(PENDING, 1)
-            _charted(prom)
-        finally:
-            prom.stop()
+    with watched(tmp_path) as (cloud, proxy, prom):
+        before = scrape(proxy.root)  # the zero series, there before any request
+        assert before.get(SKIPS, **CLOUD, reason="rate_limited") == 0
+        assert before.get(WAIT, **CLOUD) == 0 and before.get(WAIT, **LOCAL) == 0
+        prom.wait_for(f'count_over_time({SKIPS}{{backend="cloud"}}[5m])', 2)  # 2 scrapes
+        cloud.control("faults", {"fault": "rate_limit:30"})
+        client = sdk(proxy)
+        assert [_ask(client, "coding") for _ in range(4)] == ["local"] * 4
+        with pytest.raises(openai.RateLimitError) as refused:
+            _ask(client, "cloud_only")
+        assert refused.value.response.json()["error"]["code"] == "rate_limit_exceeded"
+        after = scrape(proxy.root)
+        assert cloud.completions() == 1  # the first request's 429: the rest passed it by
+        assert after.get(SKIPS, **CLOUD, reason="rate_limited") == 4
+        assert after.get(SKIPS, **LOCAL, reason="rate_limited") == 0
+        assert 0 < (after.get(WAIT, **CLOUD) or 0) <= 30
+        assert after.get(WAIT, **LOCAL) == 0
+        assert after.get("smf_router_backend_up", **CLOUD) == 1  # why a gauge of its own
+        assert after.get("smf_router_attempts_total", **CLOUD, outcome="error",
+                         error_kind="rate_limited") == 1  # fmt: skip
+        prom.wait_for(f'{SKIPS}{{backend="cloud",reason="rate_limited"}}', 4)
+        prom.wait_for(PENDING, 1)
+        _charted(prom)
 
 
 def _charted(prom: Prometheus) -> None:
@@ -137,39 +156,28 @@ def test_an_overloaded_503s_wait_shows_in_a_gauge_of_its_own_and_alerts(tmp_path
     shows the seconds left (what status says), while the 429's reads 0, `up` 1 and the
     circuit is closed. A real Prometheus charts it beside the 429's wait on the panel and
     holds SmfBackendOverloaded pending."""
-    require_prometheus()
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-        router(_servers(local, cloud, tmp_path)) as proxy,
-    ):
-        host = proxy.root.removeprefix("http://")
-        prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
-        try:
-            prom.wait_ready()
-            assert scrape(proxy.root).get(OVERLOAD, **CLOUD) == 0  # there before any wait
-            prom.wait_for(f'count_over_time({OVERLOAD}{{backend="cloud"}}[5m])', 2)
-            cloud.control("faults", {"fault": "overloaded:3600"})
-            client = sdk(proxy)
-            assert [_ask(client, "coding") for _ in range(3)] == ["local"] * 3
-            after = scrape(proxy.root)
-            said = status(proxy.root)["extra"]["resilience"]["backends"]["cloud"]
-            assert cloud.completions() == 1
-            assert after.get(SKIPS, **CLOUD, reason="overloaded") == 2
-            left = after.get(OVERLOAD, **CLOUD) or 0
-            assert 0 < said["overloaded_for_s"] <= left <= 3600  # read before status
-            assert after.get(OVERLOAD, **LOCAL) == 0
-            assert after.get(WAIT, **CLOUD) == 0  # a 429's: none
-            assert after.get("smf_router_backend_up", **CLOUD) == 1
-            assert said["circuit"] == "closed"
-            prom.wait_for(OVERLOAD_PENDING, 1)
-            (_, _, overload) = [q.expr for q in panel_queries() if "Backends passed by" in q.where]
-            shown = {s["metric"]["backend"]: float(s["value"][1]) for s in prom.series(overload)}
-            assert 0 < shown["cloud"] <= 3600 and shown["local"] == 0
-            (alert,) = [q.expr for q in alert_queries() if q.where == "alert SmfBackendOverloaded"]
-            assert [s["metric"]["backend"] for s in prom.series(alert)] == ["cloud"]
-        finally:
-            prom.stop()
+    with watched(tmp_path) as (cloud, proxy, prom):
+        assert scrape(proxy.root).get(OVERLOAD, **CLOUD) == 0  # there before any wait
+        prom.wait_for(f'count_over_time({OVERLOAD}{{backend="cloud"}}[5m])', 2)
+        cloud.control("faults", {"fault": "overloaded:3600"})
+        client = sdk(proxy)
+        assert [_ask(client, "coding") for _ in range(3)] == ["local"] * 3
+        after = scrape(proxy.root)
+        said = status(proxy.root)["extra"]["resilience"]["backends"]["cloud"]
+        assert cloud.completions() == 1
+        assert after.get(SKIPS, **CLOUD, reason="overloaded") == 2
+        left = after.get(OVERLOAD, **CLOUD) or 0
+        assert 0 < said["overloaded_for_s"] <= left <= 3600  # read before status
+        assert after.get(OVERLOAD, **LOCAL) == 0
+        assert after.get(WAIT, **CLOUD) == 0  # a 429's: none
+        assert after.get("smf_router_backend_up", **CLOUD) == 1
+        assert said["circuit"] == "closed"
+        prom.wait_for(OVERLOAD_PENDING, 1)
+        (_, _, overload) = [q.expr for q in panel_queries() if "Backends passed by" in q.where]
+        shown = {s["metric"]["backend"]: float(s["value"][1]) for s in prom.series(overload)}
+        assert 0 < shown["cloud"] <= 3600 and shown["local"] == 0
+        (alert,) = [q.expr for q in alert_queries() if q.where == "alert SmfBackendOverloaded"]
+        assert [s["metric"]["backend"] for s in prom.series(alert)] == ["cloud"]
 
 
 def rate_limited(backend: str, left: str) -> dict[str, str]:
