@@ -59,9 +59,10 @@ def test_a_backend_refusing_every_case_shows_as_errors_not_as_nothing(tmp_path: 
     assert now.get("smf_router_route_gated", backend="local", intent="math") == 0
 
 
-def test_a_follower_counts_the_rounds_it_reads_after_its_recall(tmp_path: Path) -> None:
-    """A router without a canary of its own counts the CronJob's rounds it judges, with the
-    error kinds their rows hold; the rounds its start's recall reads are history, not counted."""
+def following(tmp_path: Path) -> tuple[Metrics, Judge, Follower, LedgerWriter]:
+    """A router without a canary of its own over `local` (math gated below 0.4), following
+    the CronJob's rounds in the ledger at `tmp_path`: its metrics, judge and follower, and
+    a writer to put the rounds there."""
     config = parse(
         {
             "backends": [LOCAL],
@@ -73,7 +74,13 @@ def test_a_follower_counts_the_rounds_it_reads_after_its_recall(tmp_path: Path) 
     metrics = Metrics()
     judge = Judge(gate_book(config.canary), metrics, lambda: ["local"], lambda: {"math"})
     follower = Follower(judge, tmp_path, lambda: config)
-    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+    return metrics, judge, follower, LedgerWriter(tmp_path, flush_interval_s=60)
+
+
+def test_a_follower_counts_the_rounds_it_reads_after_its_recall(tmp_path: Path) -> None:
+    """A router without a canary of its own counts the CronJob's rounds it judges, with the
+    error kinds their rows hold; the rounds its start's recall reads are history, not counted."""
+    metrics, judge, follower, writer = following(tmp_path)
 
     def round_of(run_id: str, kinds: list[str]) -> None:
         ts = datetime.now(UTC).timestamp()
@@ -109,18 +116,7 @@ def test_a_follower_counts_the_rounds_that_passed_a_backend_by(tmp_path: Path) -
     are counted by reason (`smf_router_canary_rounds_skipped_total`), as a router's own
     canary counts its own: they count no case, and the count is what SmfCanaryBlind sees. A
     reason outside the set (a job of another version) is `other`; a recall's are history."""
-    config = parse(
-        {
-            "backends": [LOCAL],
-            "routes": {intent: ["local"] for intent in INTENTS},
-            "ledger": {"path": str(tmp_path)},
-            "canary": {"floors": {"math": 0.4}, "min_samples": 3},
-        }
-    )
-    metrics = Metrics()
-    judge = Judge(gate_book(config.canary), metrics, lambda: ["local"], lambda: {"math"})
-    follower = Follower(judge, tmp_path, lambda: config)
-    writer = LedgerWriter(tmp_path, flush_interval_s=60)
+    metrics, _, follower, writer = following(tmp_path)
 
     def skipped_round(run_id: str, reason: str) -> None:
         ts = datetime.now(UTC).timestamp()
