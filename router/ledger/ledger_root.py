@@ -51,8 +51,11 @@ class LedgerRoot:
         """Make records/ again and write the key back: said once done, and once if a try
         fails (then tried again at every flush, not said again)."""
         try:
-            self._records.mkdir(parents=True, exist_ok=True)
+            # The key before records/: whoever sees records/ again finds the key beside it (a
+            # report, a replica; a test that read the key in the gap did not: CI).
+            self.directory.mkdir(parents=True, exist_ok=True)
             wrote = self.key is not None and conversation_key.restore(self.directory, self.key)
+            self._records.mkdir(exist_ok=True)
         except OSError as exc:  # the writes say how they fail meanwhile
             if not self._failed:
                 log.warning(
