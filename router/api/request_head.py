@@ -292,7 +292,7 @@ class HeadLimitedProtocol(HttpToolsProtocol):
         the app. In Anthropic's envelope, its id named `request-id` too, when the head's path
         is known and one of Anthropic's (`router.api.anthropic_paths`); else in OpenAI's.
         With the headers the app would give it (`error_headers`): the 431's
-        `x-should-retry: false`, which docs/agents.md promised and it lacked (found in
+        `x-should-retry: false`, which docs/agents/errors.md promised and it lacked (found in
         review); none for the 408, which the SDKs rightly retry."""
         path = self._head_path()
         anthropic = path is not None and anthropic_path(path)

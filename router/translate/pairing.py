@@ -24,7 +24,7 @@ def can_serve(api: Api, settings: BackendSettings) -> bool:
 
 def anthropic_own(settings: BackendSettings) -> bool:
     """Whether a backend is taken for Anthropic's own API: one that speaks Messages only
-    (`kind: openai`, `apis: [messages]`), as docs/agents.md configures it and as `config
+    (`kind: openai`, `apis: [messages]`), as docs/agents/backends.md configures it and as `config
     check` reads it (`router.config_warnings`). Any other backend that speaks Messages (vLLM,
     declared with chat beside it) serves it over its chat engine: it runs no server tools
     and takes at most 4 stop sequences (vLLM refuses a body with either)."""

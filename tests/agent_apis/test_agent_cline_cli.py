@@ -22,7 +22,8 @@ import pytest
 from classifier.harness_tools import HARNESS_TOOLS
 from classifier.request import tool_name
 from tests.agent_apis.agent_stack import explained as explain
-from tests.harness import REPO, Running, RunningRouter, config_for, router, simulator
+from tests.agent_docs import agent_section
+from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline-cli-3.0.65"
 EXPLAIN = "explain what sync_dir does"
@@ -94,6 +95,5 @@ def test_its_own_tool_names_are_listed_and_the_others_are_not() -> None:
 
 
 def test_the_documented_setup_is_the_cli_auth_command() -> None:
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## Cline CLI (chat)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("cline-cli.md", "Cline CLI (chat)")
     assert "cline auth openai-compatible -k <your router key> -m auto -b " in section

@@ -281,7 +281,7 @@ def test_a_cut_call_replayed_next_turn_reaches_the_backend_as_an_object(
 def test_the_sdk_final_response_depends_on_the_backend_for_a_cut_answer(
     servers: dict[str, Running], tmp_path: Path
 ) -> None:
-    """docs/agents.md: a reply cut at `max_output_tokens` ends `response.incomplete` on a
+    """docs/agents/errors.md: a reply cut at `max_output_tokens` ends `response.incomplete` on a
     translated backend (as on OpenAI's API), which `get_final_response` refuses; vLLM's own
     Responses ends it `response.completed` with `status: "incomplete"`."""
     with stack(servers, tmp_path) as proxy:

@@ -1,6 +1,7 @@
-"""The Claude Code settings in README and docs/agents.md name every model Claude Code asks
-for, and the router serves each value they give; their Codex settings choose the router's
-provider (`model_provider`), and the router serves Codex as configured there."""
+"""The Claude Code settings in README and docs/agents/claude-code.md name every model Claude
+Code asks for, and the router serves each value they give; their Codex settings
+(docs/agents/codex.md) choose the router's provider (`model_provider`), and the router serves
+Codex as configured there."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import yaml
 
 from router.config import hash_key, parse
 from tests.agent_apis.agent_stack import anthropic_client, stack, stack_config
+from tests.agent_docs import agent_section
 from tests.harness import REPO, router, simulator
 
 MODEL_VARIABLES = {
@@ -30,8 +32,7 @@ MODEL_VARIABLES = {
 
 
 def _agents_doc_exports() -> dict[str, str]:
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## Claude Code (Messages)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("claude-code.md", "Claude Code (Messages)")
     block = section.split("```bash", 1)[1].split("```", 1)[0]
     return dict(re.findall(r"^export (\w+)=(\S+)", block, re.MULTILINE))
 
@@ -83,8 +84,7 @@ def test_the_router_serves_the_documented_models_and_not_claude_names(tmp_path: 
 def test_the_continue_config_has_the_keys_continue_requires() -> None:
     """The snippet had `models` only; Continue's config.yaml requires `name`, `version`
     and `schema` at the top (found in review)."""
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## Continue (chat)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("continue.md", "Continue (chat)")
     config = yaml.safe_load(section.split("```yaml", 1)[1].split("```", 1)[0])
     assert {"name", "version", "schema", "models"} <= set(config)
     assert config["schema"] == "v1"
@@ -94,8 +94,7 @@ def test_the_continue_config_has_the_keys_continue_requires() -> None:
 
 
 def _agents_doc_codex() -> dict[str, Any]:
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## Codex CLI (Responses)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("codex.md", "Codex CLI (Responses)")
     return tomllib.loads(section.split("```toml", 1)[1].split("```", 1)[0])
 
 

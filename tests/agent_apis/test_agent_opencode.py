@@ -27,7 +27,8 @@ from classifier.request import first_ask, view
 from router.request import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers
-from tests.harness import REPO, Collect, Running, RunningRouter, config_for, router, simulator
+from tests.agent_docs import agent_section
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "opencode-1.18.33"
@@ -152,8 +153,7 @@ def test_the_documented_config_lowers_opencodes_output_limit() -> None:
     """opencode asks `max_tokens: 32000` (each captured body does) unless its model's
     `limit.output` says less: the documented config says less, within gpt-4o's 16384."""
     assert {captured(name)["max_tokens"] for name in FIXTURES_NAMES} == {32000}
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## opencode (chat)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("opencode.md", "opencode (chat)")
     config = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     limit = config["provider"]["smf"]["models"]["auto"]["limit"]
     assert limit["output"] <= 16384 and limit["output"] < limit["context"]

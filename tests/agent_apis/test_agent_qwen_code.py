@@ -28,7 +28,8 @@ from router.config import parse
 from router.request import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers
-from tests.harness import REPO, Collect, Running, RunningRouter, config_for, router, simulator
+from tests.agent_docs import agent_section
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "qwen-code-0.15.10"
@@ -220,12 +221,11 @@ def test_the_same_words_answered_otherwise_are_an_ask(
 
 
 def test_the_documented_settings_name_qwen_codes_own_fields() -> None:
-    """The settings docs/agents.md gives: the window Qwen Code compresses ahead of, and a
+    """The settings docs/agents/qwen-code.md gives: the window Qwen Code compresses ahead of, and a
     fixed output limit (`QWEN_CODE_MAX_OUTPUT_TOKENS`), without which a reply cut at its
     8000 is asked again with 64000, past every local window under about 84k."""
     assert captured("first-turn.json")["max_tokens"] == 8000
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
-    section = text.split("## Qwen Code (chat)", 1)[1].split("\n## ", 1)[0]
+    section = agent_section("qwen-code.md", "Qwen Code (chat)")
     settings = json.loads(section.split("```json", 1)[1].split("```", 1)[0])
     assert settings["security"]["auth"]["selectedType"] == "openai"
     assert settings["model"]["generationConfig"]["contextWindowSize"] > 8000

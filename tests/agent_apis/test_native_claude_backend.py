@@ -1,4 +1,4 @@
-"""The native Claude backend docs/agents.md shows (Anthropic's own API: `kind: openai`,
+"""The native Claude backend docs/agents/backends.md shows (Anthropic's own API: `kind: openai`,
 `apis: [messages]`, the key in an `x-api-key` header), read from the docs and served by an
 `anthropic`-profile simulator that asks for the key on every path, `/v1/models` too.
 
@@ -19,7 +19,8 @@ import httpx
 import pytest
 
 from router import config
-from tests.harness import REPO, Running, RunningRouter, router, simulator
+from tests.agent_docs import agent_pages
+from tests.harness import Running, RunningRouter, router, simulator
 from tests.router.config_files import config_check
 from tests.waiting import wait_until
 
@@ -30,10 +31,10 @@ ASK = [{"role": "user", "content": "Write a haiku about snow."}]
 
 def documented() -> str:
     """The docs' YAML block that configures a backend at Anthropic's own API."""
-    text = (REPO / "docs" / "agents.md").read_text(encoding="utf-8")
+    text = "".join(page.read_text(encoding="utf-8") for page in agent_pages())
     blocks = re.findall(r"```yaml\n(backends:.*?)```", text, re.S)
     found = [block for block in blocks if "https://api.anthropic.com/v1" in block]
-    assert len(found) == 1, "docs/agents.md shows no native Claude backend"
+    assert len(found) == 1, "docs/agents/ shows no native Claude backend"
     assert 'headers: {x-api-key: "${ANTHROPIC_API_KEY}"}' in found[0], found[0]
     return found[0]
 

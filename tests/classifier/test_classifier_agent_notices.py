@@ -302,7 +302,7 @@ def test_claude_codes_own_user_messages_are_no_ask(message: str) -> None:
 def test_a_stop_hooks_output_pasted_is_read_only_after_the_users_words() -> None:
     """The kept trade-off (`classifier.harness`): the hook's output is free-form, so a text
     that starts with it asks nothing, a user's question after it too; asked first, the
-    question is read with the output, as docs/agents.md tells users to."""
+    question is read with the output, as docs/agents/claude-code.md tells users to."""
     pasted = "Stop hook feedback:\n[~/.claude/hooks/check.sh]: exit 2"
     question = "Why is my hook failing and how do I fix check.sh?"
     assert not has_words(f"{pasted}\n\n{question}")

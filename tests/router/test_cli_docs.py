@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from router import cli
 from tests.harness import REPO
 
-DOCS = [REPO / "README.md", REPO / "deploy" / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+DOCS = [REPO / "README.md", REPO / "deploy" / "README.md", *sorted((REPO / "docs").rglob("*.md"))]
 
 
 def _code(path: Path) -> str:

@@ -13,6 +13,7 @@ from classifier.intent import INTENTS
 from router.cli import app
 from router.config import load
 from router.default_config import demo
+from tests.agent_docs import agent_pages
 from tests.harness import REPO
 from tests.router.config_files import GOOD, config_check, write
 
@@ -317,8 +318,8 @@ def test_the_shipped_configs_are_not_warned_of_a_bearer_key(tmp_path: Path) -> N
     backend that speaks only messages."""
     docs = [
         block
-        for doc in ("README.md", "docs/agents.md")
-        for block in re.findall(r"```yaml\n(.*?)```", (REPO / doc).read_text("utf-8"), re.S)
+        for doc in [REPO / "README.md", *agent_pages()]
+        for block in re.findall(r"```yaml\n(.*?)```", doc.read_text("utf-8"), re.S)
         if block.startswith("backends:")
     ]
     env = {"ANTHROPIC_API_KEY": "sk-ant-doc"}

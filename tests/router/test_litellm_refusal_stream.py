@@ -1,5 +1,5 @@
 """A model's refusal (OpenAI's `refusal`) through a litellm backend: whole, it reaches the
-client; streamed, litellm drops it, as README and docs/agents.md say.
+client; streamed, litellm drops it, as README and docs/agents/backends.md say.
 
 litellm's stream wrapper passes on a chunk only when it carries content, tool calls,
 reasoning, ... (`is_chunk_non_empty` in its `streaming_handler.py`): a delta whose only

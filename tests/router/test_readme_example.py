@@ -15,6 +15,7 @@ import httpx
 
 from router import config
 from router.default_config import LAGUNA, demo
+from tests.agent_docs import agent_pages
 from tests.harness import REPO, router, simulator
 
 
@@ -47,12 +48,12 @@ def test_the_readme_example_shows_what_the_demo_prints() -> None:
 def test_every_router_config_in_the_docs_loads(tmp_path: Path) -> None:
     """The README's configuration example did not load as written: its key digests were
     placeholders the schema refuses (found in review). Every YAML block of README.md and
-    docs/agents.md that configures backends, and the example file, must load; with the
+    docs/agents/ that configures backends, and the example file, must load; with the
     variables their `${...}` name set (a native Claude backend's key header)."""
     blocks = [
         block
-        for doc in ("README.md", "docs/agents.md")
-        for block in re.findall(r"```yaml\n(.*?)```", (REPO / doc).read_text("utf-8"), re.S)
+        for doc in [REPO / "README.md", *agent_pages()]
+        for block in re.findall(r"```yaml\n(.*?)```", doc.read_text("utf-8"), re.S)
         if block.startswith("backends:")
     ]
     assert len(blocks) >= 2

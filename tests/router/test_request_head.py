@@ -86,7 +86,7 @@ def test_an_endless_header_line_is_refused_before_the_router_reads_it_all(
     assert status == b"HTTP/1.1 431 Request Header Fields Too Large"
     assert headers["code"] == "request_header_too_large"
     assert headers["connection"] == "close" and headers["x-request-id"]
-    assert headers["x-should-retry"] == "false"  # `FINAL`, as docs/agents.md says
+    assert headers["x-should-retry"] == "false"  # `FINAL`, as docs/agents/errors.md says
     assert rejected(scrape(proxy.root), "431") == before + 1
 
 
