@@ -6,7 +6,8 @@ litellm backend through the router's litellm adapter, as live traffic reaches it
 `canary.concurrency` in flight per backend, and skips a backend whose circuit is open or
 that is waiting out a 429's or an overloaded 503's `Retry-After` (`rate_limited`,
 `overloaded`: live routing passes it by, and so does the canary; one that asks for such a
-wait during its round is passed by for the rest of it, `router.canary_wait`), and a local
+wait during its round is passed by for the rest of it, `router.canary_wait`, and by live
+traffic too, `router.backend_waits`), and a local
 backend that is saturated rather than adding to its queue. Each case's call holds one of its
 backend's slots as load capacity counts (`router.own_load`): uncounted, the canary filled a
 local backend that routing saw idle, and live requests queued behind its cases. Results go
@@ -43,6 +44,7 @@ from evals.sandbox import run_python
 from evals.suite import SHIPPED, Case, load, load_warnings
 from router import live
 from router.backend_state import BackendState
+from router.backend_waits import Heard, unheard
 from router.backends import Backend, create
 from router.bug_log import BugLog
 from router.canary_bound import Bounded, RunEnd, Unstarted, cut_short, round_failed
@@ -82,7 +84,9 @@ class Canary:
     runs code cases' programs (the sandbox), none once a round has ended; its `grader`
     grades the other answers in a process, off the router's event loop (killed at `aclose`).
     `pricing` (in a router, the running config's pricer) prices each case's call for its
-    row (`router.canary_spend`); none prices them at $0.
+    row (`router.canary_spend`); none prices them at $0. `heard` (in a router,
+    `router.backend_waits.heard_by`) is told each case's error, and starts for live traffic
+    the wait a 429 or an overloaded 503 asks, as a live attempt's does.
     """
 
     def __init__(
@@ -102,9 +106,11 @@ class Canary:
         tracing: Tracing | None = None,
         execute: Executor = run_python,
         pricing: Pricing | Callable[[], Pricing | None] | None = None,
+        heard: Heard = unheard,
     ) -> None:
         self._config = live.source(config)
         self._pricing = live.source(pricing)  # prices each call (`router.canary_spend`)
+        self.heard = heard  # each case's error: the wait it asks live traffic keeps too
         self._shared = adapters
         self.cases = list(cases)
         self.judge = Judge(
@@ -229,7 +235,9 @@ class Canary:
         reason = self._skip_reason(backend)
         results: list[CaseResult] = []
         spend = Spend(backend, self._pricing())  # the round's settings' pricer: its calls'
-        waits = UntilWait(backend.name, backend.retry_after_max_s)  # a wait the round meets
+        # a wait the round meets, told to live traffic too (`heard`)
+        told = functools.partial(self.heard, backend)
+        waits = UntilWait(backend.name, backend.retry_after_max_s, told)
         if reason is None:
             graded: list[CaseResult] = []
             try:

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from router import sandbox_layers
+from router.backend_waits import heard_by
 from router.canary import Canary, load_cases
 from router.canary_counts import not_runnable
 from router.canary_follow import hold_ready
@@ -40,6 +41,7 @@ def install(components: Any) -> None:
         history=ledger,
         tracing=components.tracing,
         pricing=lambda: components.pricer,  # the running config's: a reload swaps it
+        heard=heard_by(components),  # a case's 429 starts live traffic's wait too
     )
     # the suites running now: a reload may load others (`Canary.prepare`)
     components.runs_code[sandbox_layers.CANARY] = lambda: sandbox_layers.runs_code(canary.cases)

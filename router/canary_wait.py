@@ -6,7 +6,10 @@ backend by till the wait ends (`router.attempt_errors.asked_wait`, read the same
 The round then asks that backend nothing more (`UntilWait`), and the cases the wait stopped
 (the one that met it, any in flight that met it too, those not asked) are no part of the
 round: its row names the wait as its `skipped_reason` (`rate_limited`, `overloaded`), as a
-round skipped at its start does, and the verdicts it graded before stand. `smf-router
+round skipped at its start does, and the verdicts it graded before stand. In a router, each
+case's error is told as a live attempt's is (`told`, `router.backend_waits`): the wait it
+asks starts for live traffic too, which passed the backend by only once its own next request
+had met the same 429 (found in review). `smf-router
 canary run` (the CronJob) runs in a process of its own and sees no router's waits: it asked
 a provider that said "not for 10 minutes" every case of every round, and counted each
 refusal an error (alert SmfCanaryBlind once it had gone on an hour). A
@@ -17,7 +20,7 @@ router's canary skips a backend whose wait its live traffic met before the round
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from evals.asked import ASKED
@@ -33,11 +36,14 @@ log = logging.getLogger("smf_router.canary")
 class UntilWait:
     """One backend's requests in a canary round until it asks for a wait (`asked`), and
     none after it (`wrap` makes the `Ask` the runner takes); `kept` are the round's results
-    without the cases the wait stopped."""
+    without the cases the wait stopped. `told` hears each case's typed error."""
 
-    def __init__(self, backend: str, limit_s: float) -> None:
+    def __init__(
+        self, backend: str, limit_s: float, told: Callable[[UpstreamError], None] | None = None
+    ) -> None:
         self.backend = backend
         self.limit_s = limit_s  # the backend's `retry_after_max_s`
+        self.told = told
         self.asked: Wait | None = None
         self._stopped: set[tuple[str, str]] = set()  # (suite, case id)
 
@@ -59,7 +65,11 @@ class UntilWait:
 
     def _heard(self, problem: TransportProblem) -> None:
         error = _typed(problem)
-        asked = asked_wait(error, self.limit_s) if error is not None else None
+        if error is None:
+            return
+        if self.told is not None:
+            self.told(error)
+        asked = asked_wait(error, self.limit_s)
         if asked is None:
             return
         self._stop()

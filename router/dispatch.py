@@ -13,7 +13,7 @@ import asyncio
 import functools
 import logging
 import time
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -25,10 +25,9 @@ from router.attempt_errors import (
     Timeout,
     Unreachable,
     UpstreamError,
-    asked_wait,
 )
 from router.backend_refused import BackendRefused
-from router.backend_state import Wait
+from router.backend_waits import WaitListener, tell
 from router.backends.base import Backend, Reply
 from router.commit import Hold, hold_until_first_token
 from router.plan_error import most_meaningful
@@ -57,11 +56,6 @@ class AttemptObserver(Protocol):
     def attempt_finished(
         self, backend: str, tier: str, outcome: str, error_kind: str | None
     ) -> None: ...
-
-
-# Told that a backend asked for a wait longer than its `retry_after_max_s` (a 429's or an
-# overloaded 503's `Retry-After`): (backend, seconds, which). Health passes it by till then.
-WaitListener = Callable[[str, float, Wait], None]
 
 
 @dataclass(slots=True)
@@ -172,13 +166,10 @@ class Dispatcher:
         not slept out: the request moves on, and the listeners hear of the wait, for the next
         requests to pass the backend by until it ends (asked again, an overloaded backend
         answered each the same 503). One on a server a reload moved the name away from is the
-        old server's, as for the judges. An error naming no wait names none to keep."""
-        asked = asked_wait(error, backend.settings.retry_after_max_s)
-        if asked is None or self.retirement.elsewhere(backend):
-            return
-        kind, wait = asked
-        for listener in self.waits:
-            listener(backend.settings.name, wait, kind)
+        old server's, as for the judges. An error naming no wait names none to keep. The
+        canary's and the shadow's calls tell the same listeners (`router.backend_waits`)."""
+        if not self.retirement.elsewhere(backend):
+            tell(self.waits, backend.settings, error)
 
     def _passed_over(self, plan: Plan) -> list[Attempt]:
         """The backends the plan skipped, each a `skipped` attempt whose `error_kind` is the

@@ -32,6 +32,7 @@ from typing import Any
 from evals.sandbox import run_python
 from router import live, sandbox_layers
 from router.backend_state import BackendState
+from router.backend_waits import Heard, heard_by, unheard
 from router.backends.base import Backend
 from router.comparison import Executor, Reply
 from router.config import Config
@@ -67,9 +68,11 @@ class Shadow(Replayer):
         execute: Executor = run_python,
         observers: Sequence[ReplayObserver] = (),
         tracing: Tracing | None = None,
+        heard: Heard = unheard,
     ) -> None:
         self._config = live.source(config)
         self._backends = live.source(backends)
+        self.heard = heard  # in a router, `router.backend_waits.heard_by`
         self._pricing = live.source(pricing)
         self.rows = rows
         self.metrics = metrics
@@ -212,6 +215,7 @@ def install(components: Any) -> None:
         states=lambda: components.gateway.state_source.states(),
         observers=components.replay_observers,
         tracing=components.tracing,
+        heard=heard_by(components),  # a replay's 429 starts live traffic's wait too
     )
     components.gateway.call_sinks.append(shadow)
     # the running config's switch: a reload may turn it on (or off)

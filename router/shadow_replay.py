@@ -10,7 +10,10 @@ only when `shadow.allow_cloud_targets`, never for a private request (`judge_for`
 call is shadow load like the replay's (a slot of its own, only where one is free).
 A shadow reply that did not finish (the engine's "abort", as live traffic counts it, or cut
 by the output limit where the live answer was not) is a failed replay, not a disagreement
-(`router.shadow_reply`). The replay asks for one choice (`n: 1`): the first alone is compared.
+(`router.shadow_reply`). A replay's or judge's 429, or overloaded 503, whose `Retry-After`
+asks for a wait starts it for live traffic as a live attempt's does (`heard`,
+`router.backend_waits`), on the backend that answered, whichever served the live request.
+The replay asks for one choice (`n: 1`): the first alone is compared.
 Answer text lives in memory only; the ledger gets the verdict. With tracing on, each replay's
 call is a span of its own (`smf.traffic` "shadow") linked to the live request span it mirrors.
 Shadow tokens and dollars go to `shadow_comparisons`, never to the live route's spend; so do
@@ -35,6 +38,7 @@ import orjson
 from evals.runner import sandbox_slots
 from router.attempt_errors import Rejected, Timeout, UpstreamError
 from router.backend_state import BackendState
+from router.backend_waits import Heard
 from router.backends.base import Backend
 from router.comparison import (
     Comparison,
@@ -91,6 +95,7 @@ class Replayer:
     observers: Sequence[ReplayObserver]
     tracing: Tracing
     counts: Counter[str]
+    heard: Heard  # each call's error: the wait it asks starts for live traffic too
 
     @property
     def config(self) -> Config:
@@ -151,6 +156,7 @@ class Replayer:
         except Timeout as exc:  # the backend's own deadline (`first_token_timeout`, `stall`)
             error, failed = exc.kind, "timeout"
         except UpstreamError as exc:
+            self.heard(backend.settings, exc)  # a wait it asks is live traffic's too
             error = exc.kind
         except ValueError:
             error = "malformed"
@@ -230,12 +236,15 @@ class Replayer:
         pricing = self.pricing  # the config's the call is made under (a reload may swap it)
         began = time.monotonic()
         payload: Any = None
+        judge = self.backends[name]
         try:
             with Slot(self.observers, name):  # the judge's slot, for its call alone
                 async with asyncio.timeout(self.settings.timeout_s):
-                    reply = await self.backends[name].send("chat", question, {}, False)
+                    reply = await judge.send("chat", question, {}, False)
             payload = orjson.loads(reply.body or b"")
         except (TimeoutError, UpstreamError, ValueError) as exc:
+            if isinstance(exc, UpstreamError):
+                self.heard(judge.settings, exc)  # as the replay's
             log.info("shadow: judge %s gave no verdict (%s)", name, type(exc).__name__)
         latency = time.monotonic() - began
         if payload is None:
