@@ -63,7 +63,11 @@ def _canary_config(pair: dict[str, Running], tmp: Path) -> Config:
 
 def _first_run(proxy: RunningRouter) -> dict[str, Any]:
     """The canary's rounds of its first run, by backend, once it is over."""
-    canary = lambda: status(proxy.root)["extra"]["canary"]  # noqa: E731
+
+    def canary() -> dict[str, Any]:
+        section: dict[str, Any] = status(proxy.root)["extra"]["canary"]
+        return section
+
     until(lambda: canary()["runs"] >= 1, limit_s=60, what="the first canary run")
     last: dict[str, Any] = canary()["last_run"]
     return last
