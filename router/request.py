@@ -97,8 +97,7 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     """Check the fields the router reads; raise `BadRequest` naming the field."""
     _validate_model(body)
     _validate_tools(body)
-    if "stream" in body and not isinstance(body["stream"], bool):
-        raise BadRequest("'stream' must be a boolean", param="stream")
+    _validate_stream(api, body)
     _validate_limits(api, body)
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
@@ -115,6 +114,16 @@ def validate(api: Api, body: dict[str, Any]) -> None:
         _validate_anthropic(body)
     elif api == "responses":
         _validate_responses(body)
+
+
+def _validate_stream(api: Api, body: dict[str, Any]) -> None:
+    """OpenAI's APIs take `"stream": null` as not streaming (openai-python types it
+    `Optional[Literal[False]]`; vLLM's `Optional[bool]` too); Anthropic's takes a boolean."""
+    if "stream" not in body or isinstance(body["stream"], bool):
+        return
+    if body["stream"] is None and api != "messages":
+        return
+    raise BadRequest("'stream' must be a boolean", param="stream")
 
 
 def _validate_limits(api: Api, body: dict[str, Any]) -> None:
