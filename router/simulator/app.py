@@ -183,14 +183,15 @@ class Simulator:
         except FaultError as exc:
             raise ApiError(400, "bad_request", str(exc), "model") from None
         fault = self._fault(req, from_model)
-        if fault is not None and fault.name in ECHOES:
-            echo = echoed_credentials(req.headers, req.path, req.query)
-            fault = replace(fault, echo=echo, echo_names=echoed_names(req.headers))
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
         if fault is not None and fault.name == "hold":
-            await self.gate.wait()  # until POST /sim/release; then served as usual
-            fault = None
+            fault = await self.gate.wait()  # until POST /sim/release: as usual, or its fault
+            if fault is not None:
+                self.stats.by_fault[fault.name] += 1
+        if fault is not None and fault.name in ECHOES:
+            echo = echoed_credentials(req.headers, req.path, req.query)
+            fault = replace(fault, echo=echo, echo_names=echoed_names(req.headers))
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
         self._check_window(ask, api.name)

@@ -4,8 +4,9 @@ scripted replies, `down`, a `/metrics` that hangs.
 Served under `/sim/` (never a real backend path): `GET /sim/stats`, `POST /sim/faults`
 `{"fault": "NAME[:ARG]"|null, "rates": {...}, "down": bool, "for_s": S, "hang_metrics": bool}`,
 `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies` `{"prompt": "answer text"|null,
-...}` (null forgets a prompt's reply), `POST /sim/release` (every request the `hold` fault
-holds goes on), `POST /sim/reset` (back to the settings).
+...}` (null forgets a prompt's reply), `POST /sim/release` `{"fault": "NAME[:ARG]"|null}`
+(every request the `hold` fault holds goes on, served as usual or meeting that fault),
+`POST /sim/reset` (back to the settings).
 Each answers with the stats and the state after it.
 
 `hang_metrics` is a vLLM whose `/metrics` reads each request and never answers (a wedged
@@ -90,6 +91,21 @@ def apply_faults(control: Control, body: Any) -> DownOrder | None:
     if for_s is not None and (not isinstance(for_s, int | float) or for_s <= 0):
         raise FaultError("for_s must be a positive number of seconds")
     return DownOrder(bool(body["down"]), None if for_s is None else float(for_s))
+
+
+def released_fault(body: Any) -> Fault | None:
+    """The fault a `POST /sim/release` body names for the held requests (None: served as
+    usual); raises FaultError on anything malformed, and for `hold` (held again, a request
+    would wait for a release that already came)."""
+    if not isinstance(body, dict):
+        raise FaultError("body must be a JSON object")
+    spec = body.get("fault")
+    if spec is not None and not isinstance(spec, str):
+        raise FaultError("fault must be a string or null")
+    fault = faults.parse(spec) if spec else None
+    if fault is not None and fault.name == "hold":
+        raise FaultError("a released request is not held again: name another fault, or none")
+    return fault
 
 
 def apply_quality(control: Control, body: Any) -> None:

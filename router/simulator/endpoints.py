@@ -18,6 +18,7 @@ from router.simulator.control import (
     apply_faults,
     apply_quality,
     apply_replies,
+    released_fault,
 )
 from router.simulator.errors import ApiError, Flavor, missing_model, render, validation_error
 from router.simulator.faults import FaultError
@@ -202,7 +203,7 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
         elif key == ("POST", "/sim/replies"):
             apply_replies(sim.control, orjson.loads(req.body or b"{}"))
         elif key == ("POST", "/sim/release"):
-            sim.gate.release()
+            sim.gate.release(released_fault(orjson.loads(req.body or b"{}")))
         elif key == ("POST", "/sim/reset"):
             reset(sim)
         elif key != ("GET", "/sim/stats"):

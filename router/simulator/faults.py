@@ -50,8 +50,9 @@ at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the 
 | `hold` | the request waits, read but not admitted, until `POST /sim/release`; then as usual |
 
 `hold` is for tests that act while a request is at the backend: `/sim/stats` counts the
-held ones (`held`), and `POST /sim/release` lets all of them go (see `hold.py`); later
-requests are held again while the fault stays chosen.
+held ones (`held`), and `POST /sim/release` lets all of them go (see `hold.py`), served as
+usual or, with `{"fault": "rate_limit:600"}`, meeting that fault (an answer that comes after
+the test acted); later requests are held again while the fault stays chosen.
 
 `cut_before_done` is a connection lost at the very end: a chat stream's finish reason and
 usage chunk came, its `[DONE]` never does (Messages' `message_stop` and Responses'

@@ -160,6 +160,21 @@ def test_hold_keeps_requests_until_released_then_answers_them(vllm: SimThread) -
     assert post(vllm).status_code == 200  # only the requests that asked for it are held
 
 
+def test_a_release_may_name_the_fault_the_held_requests_then_meet(vllm: SimThread) -> None:
+    """A backend that takes its time, then refuses when the test says: the answer comes
+    after whatever the test did meanwhile (a router reloaded while the request waited)."""
+    with ThreadPoolExecutor(1) as pool:
+        pending = pool.submit(post, vllm, "hold")
+        assert wait_until(lambda: HTTP.get(vllm.url + "/sim/stats").json()["held"] == 1)
+        again = HTTP.post(vllm.url + "/sim/release", json={"fault": "hold"})
+        assert again.status_code == 400  # held again, it would wait for nothing
+        released = HTTP.post(vllm.url + "/sim/release", json={"fault": "rate_limit:600"})
+        assert released.json()["held"] == 0
+        refused = pending.result(timeout=10)
+    assert (refused.status_code, refused.headers["retry-after"]) == (429, "600")
+    assert HTTP.get(vllm.url + "/sim/stats").json()["by_fault"] == {"hold": 1, "rate_limit": 1}
+
+
 def test_runtime_default_fault_rates_and_reset(start_sim: Callable[..., SimThread]) -> None:
     sim = start_sim(seed=3)
     HTTP.post(sim.url + "/sim/faults", json={"fault": "rate_limit:1"})
