@@ -165,11 +165,12 @@ class Dispatcher:
         """A 429's or an overloaded 503's `Retry-After` longer than `retry_after_max_s` is
         not slept out: the request moves on, and the listeners hear of the wait, for the next
         requests to pass the backend by until it ends (asked again, an overloaded backend
-        answered each the same 503). One on a server a reload moved the name away from is the
-        old server's, as for the judges. An error naming no wait names none to keep. The
-        canary's and the shadow's calls tell the same listeners (`router.backend_waits`)."""
-        if not self.retirement.elsewhere(backend):
-            tell(self.waits, backend.settings, error)
+        answered each the same 503). One met on a backend a reload retired counts only if
+        the name still has its server and credentials (`Retirement.now`): on another server
+        it is the old server's, with other credentials the old key's, and kept, it passed the
+        new key by. An error naming no wait names none to keep. The canary's and the shadow's
+        calls are told by the same function (`router.backend_waits.tell`)."""
+        tell(self.waits, backend.settings, self.retirement.now(backend), error)
 
     def _passed_over(self, plan: Plan) -> list[Attempt]:
         """The backends the plan skipped, each a `skipped` attempt whose `error_kind` is the

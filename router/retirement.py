@@ -18,6 +18,8 @@ resilience keeps, and uncounted, a reload that lowered `max_concurrency` from 6 
 six streams sent three more to a backend capped at 3 (found in review). Retired is for
 good, closed or not: a request from before the reload may still fall back onto the backend
 after its grace; and so is elsewhere (`moved`), even if a later reload points the name back.
+A wait a retired backend's attempt met is told for the backend its name has now only if the
+attempt was sent to that server with its credentials (`now`, `router.backend_waits`).
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from router.backends.base import Backend
+from router.config import Backend as BackendSettings
 from router.server_identity import same_server
 
 log = logging.getLogger("smf_router.reload")
@@ -51,6 +54,8 @@ class Retirement:
         # Retired ones on a server no running backend is: their attempts judge nothing.
         self._elsewhere: weakref.WeakSet[Backend] = weakref.WeakSet()
         self._closing: set[asyncio.Task[None]] = set()
+        # The backends the last reload left running, by name (`moved`); none before one.
+        self._running: Mapping[str, Backend] = {}
 
     def __len__(self) -> int:
         """Retired backends not closed yet."""
@@ -74,11 +79,23 @@ class Retirement:
         is (`moved`): the old server's, which judge nothing of the new one."""
         return backend in self._elsewhere
 
+    def now(self, backend: Backend) -> BackendSettings | None:
+        """The settings `backend`'s name has now: its own while it runs, for a retired one
+        those of the backend the last reload left under its name (None: removed). What a
+        wait its attempt met is told against (`router.backend_waits.speaks_for`): unlike
+        `elsewhere`, which must stay as it was when the attempt started (its start and end
+        count the same load), a wait is the current backend's or nobody's."""
+        if backend not in self._retired:
+            return backend.settings
+        running = self._running.get(backend.settings.name)
+        return None if running is None else running.settings
+
     def moved(self, running: Mapping[str, Backend]) -> None:
         """After a reload's swap: each retired backend whose name `running` no longer has, or
         gives to another server, is elsewhere from now on. All of them, not only those this
         reload retired: one retired earlier for a new timeout is on the server a second
         reload may move the name away from."""
+        self._running = running
         for backend in list(self._retired):
             if backend in self._elsewhere:
                 continue

@@ -5,7 +5,8 @@ One definition for every part that keeps something learned about a server across
 reload: the canary's windows and gates (`router.canary_judge`), and resilience's breaker,
 in-flight load and 429 wait (`router.resilience`, `router.retirement`). And whose quota a
 backend's requests count against (`credentials`), which a reload may change on the same
-server: a wait a 429 asked for is that key's (`router.resilience_reload`).
+server: a wait a 429 asked for is that key's (`router.resilience_reload`), and one a call
+sent with another key met is not the backend's (`router.backend_waits.speaks_for`).
 """
 
 from __future__ import annotations
