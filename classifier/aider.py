@@ -55,6 +55,8 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
+from classifier.message import one_text
+
 EXAMPLES_END = (
     "I switched to a new code base. Please don't consider the above files or try to edit them"
     " any longer."
@@ -187,7 +189,7 @@ def examples_end(messages: Sequence[Any]) -> int:
     """The index past Aider's example conversation (past its "Ok." after `EXAMPLES_END`),
     looked for among the first `EXAMPLES_WITHIN` messages; 0 when there is none."""
     for index, message in enumerate(islice(messages, EXAMPLES_WITHIN)):
-        if _role(message) == "user" and _text(message) == EXAMPLES_END:
+        if _role(message) == "user" and one_text(message) == EXAMPLES_END:
             after = index + 1
             return after + 1 if _role(_at(messages, after)) == "assistant" else after
     return 0
@@ -230,8 +232,8 @@ def _pair(messages: Sequence[Any], index: int, edits: bool) -> bool:
     `edits`."""
     if _role(_at(messages, index + 1)) != "assistant":
         return False
-    text = _text(messages[index])
-    if isinstance(text, str) and text:
+    text = one_text(messages[index])
+    if text:
         if text.startswith(PAIR_OPENINGS) or (edits and text.startswith(EDIT_NOTE_OPENING)):
             return True
         return len(text) <= _NOTE_CHARS and (text in PAIR_NOTES or (edits and text in EDIT_NOTES))
@@ -271,8 +273,8 @@ def without_mode_reminder(message: object, messages: Sequence[Any]) -> object:
     if not isinstance(content, str) or not messages or messages[0] is message:
         return content
     found = _MODE_REMINDER.search(content, max(0, len(content) - MODE_REMINDER_WITHIN))
-    system = _text(messages[0])
-    if found is None or not isinstance(system, str) or not system.endswith("\n" + found[1]):
+    system = one_text(messages[0])
+    if found is None or system is None or not system.endswith("\n" + found[1]):
         return content
     return content[: found.start()]
 
@@ -298,15 +300,6 @@ def _at(messages: Sequence[Any], index: int) -> object:
 
 def _role(message: object) -> object:
     return message.get("role") if isinstance(message, dict) else None
-
-
-def _text(message: object) -> object:
-    """A message's string content, or its one part's text (a message Aider marks for
-    Anthropic's prompt cache becomes one text part)."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list) and len(content) == 1:
-        return _part_text(content[0])
-    return content
 
 
 def _part_text(part: object) -> str:

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.harness import has_words
+from classifier.message import one_text
 
 # `SessionPrompt`'s title call: `{role: "user", content: "Generate a title for this
 # conversation:\n"}`, then the history up to the first ask
@@ -92,12 +93,3 @@ def _system_opens(messages: Sequence[Any], opening: str | tuple[str, ...]) -> bo
     return isinstance(content, str) and content[:64].lower().startswith(
         tuple(o.lower() for o in openings)
     )
-
-
-def one_text(message: object) -> str | None:
-    """A message's content when it is one text: a string, or one text part (how an SDK may
-    send it, and Qwen Code does: `classifier.qwen`); None otherwise."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
-        content = content[0].get("text") if content[0].get("type") == "text" else None
-    return content if isinstance(content, str) else None

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.opencode import one_text
+from classifier.message import one_text
 
 # How the setup message starts: Qwen Code's, and the older Gemini CLI's it came from
 SETUP_OPENINGS = (
