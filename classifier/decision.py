@@ -19,7 +19,7 @@ from classifier.constraint import Verdict
 from classifier.features import features
 from classifier.intent import INTENTS, UNREAD, Intent
 from classifier.model import IntentModel, softmax
-from classifier.request import RequestView, cut_short, view
+from classifier.request import RequestView, view, view_cut
 from classifier.rules import TOOLS_PRIOR, rule_intent, session_intent
 
 _TOOL = INTENTS.index("tool_calling")
@@ -210,7 +210,7 @@ def _no_model_view() -> dict[str, Any]:
 
 
 def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
-    v = view(body)
+    v, latest_cut, first_cut = view_cut(body)
     ruled = rule_intent(v)
     m = model()
     verdict = m.detector.read(v.latest)  # read once: features, intent and the sentence shown
@@ -220,7 +220,6 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     if not ruled and intent.source == "rule":  # decided after the model read it
         ruled = session_intent(v, p)
     order = sorted(range(len(p)), key=lambda i: -p[i])
-    latest_cut, first_cut = cut_short(body)
     shown = {
         "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
         "model_intent": INTENTS[order[0]],

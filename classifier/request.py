@@ -18,7 +18,7 @@ read past the bound on tools (`scanned_tools`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
@@ -298,17 +298,44 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
+    return _view(body, messages, _user_messages(messages))
+
+
+def view_cut(body: object) -> tuple[RequestView, bool, bool]:
+    """`view(body)`, and whether its latest and its first ask were read only in part (a
+    head and a tail, or their first and last parts): what `explain` tells of a long
+    message, whose `latest_chars` alone cannot say it was cut. One reading of the asks for
+    both (Aider's or not asked once), of their `ask_content` as `view` reads it: measured as
+    sent, a crush title call's ask read whole was cut by crush's words (found in review).
+    Not for `classify`: it joins and measures whole texts, which classifying must not."""
+    if not isinstance(body, dict):
+        return RequestView(), False, False
+    messages = _messages(body)
     asks = _user_messages(messages)
-    latest, latest_cut = "", False
-    if isinstance(asks.latest, dict):
-        content = crush.title_ask(asks.latest, messages)
-        if content is asks.latest.get("content"):
-            content = aider.without_mode_reminder(asks.latest, messages)
-        latest, latest_cut = _read(content, asks.aiders)
-        latest_cut = latest_cut or content is not asks.latest.get("content")
+    first = asks.first if asks.first is not asks.latest else None
+    latest_cut, first_cut = (_cut(ask, messages, asks.aiders) for ask in (asks.latest, first))
+    return _view(body, messages, asks), latest_cut, first_cut
+
+
+def ask_content(message: object, messages: Sequence[Any]) -> object:
+    """The content of the ask `message` of `messages` as its user wrote it: the ask inside
+    crush's title text (`classifier.crush`), else without the reminder of Aider's ask or
+    context mode (`classifier.aider.without_mode_reminder`); any other as it is. What the
+    classifier reads of an ask (`view`), `explain` measures (`view_cut`) and the
+    conversation key hashes (`router.request.conversation_key`): each cleaned it apart, and
+    a crush title call's key hashed the fixed words the classifier leaves out."""
+    content = crush.title_ask(message, messages)
+    if isinstance(message, dict) and content is not message.get("content"):
+        return content
+    return aider.without_mode_reminder(message, messages)
+
+
+def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView:
+    """`view(body)`, its `messages` and their asks (`_user_messages`) read already."""
+    latest, latest_cut = _read_ask(asks.latest, messages, asks.aiders)
     first, first_cut = "", False  # the first user message, unless it is the latest
-    if asks.first is not asks.latest and isinstance(asks.first, dict):
-        first, first_cut = _read(asks.first.get("content"), asks.aiders)
+    if asks.first is not asks.latest:
+        first, first_cut = _read_ask(asks.first, messages, asks.aiders)
     system = body.get("system") if isinstance(body.get("system"), str) else ""
     if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
         system = content_text(messages[0].get("content"))
@@ -332,20 +359,19 @@ def view(body: object) -> RequestView:
     )
 
 
-def cut_short(body: object) -> tuple[bool, bool]:
-    """Whether the latest and the first user message were read only in part (a head and a
-    tail, or their first and last parts): what `explain` tells of a long message, whose
-    `latest_chars` alone cannot say it was cut. Not for `classify`: it joins and measures
-    whole texts, which a request's classification must not."""
-    if not isinstance(body, dict):
-        return False, False
-    asks = _user_messages(_messages(body))
-    first = asks.first if asks.first is not asks.latest else None
-    return _cut(asks.latest, asks.aiders), _cut(first, asks.aiders)
+def _read_ask(message: object, messages: list[Any], aiders: bool) -> tuple[str, bool]:
+    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether an agent's
+    text was cut from it: in it (`_read`) or around it (`ask_content`)."""
+    if not isinstance(message, dict):
+        return "", False
+    content = ask_content(message, messages)
+    text, cut = _read(content, aiders)
+    return text, cut or content is not message.get("content")
 
 
-def _cut(message: object, aiders: bool) -> bool:
-    content = message.get("content") if isinstance(message, dict) else None
+def _cut(message: object, messages: list[Any], aiders: bool) -> bool:
+    """Whether the ask `message` (None: no ask) was read only in part (`view_cut`)."""
+    content = ask_content(message, messages)
     if isinstance(content, list):
         if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips

@@ -13,9 +13,9 @@ from typing import Any
 
 import orjson
 
-from classifier.aider import without_mode_reminder, without_reminder
+from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
-from classifier.request import first_ask
+from classifier.request import ask_content, first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
@@ -292,11 +292,12 @@ def conversation_key(
     (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
-    (found in review). Its edit format's reminder, after the current message, is left out
-    (`classifier.aider.without_reminder`), and so is its ask or context mode's
-    (`without_mode_reminder`), and white space at the end (the cut leaves a blank line's
-    break, the ask mode's empty reminder a blank line): the first request's first ask is the
-    later ones'."""
+    (found in review). Its content is the one the classifier reads
+    (`classifier.request.ask_content`: without Aider's ask or context mode's reminder, the
+    ask inside crush's title text), and Aider's edit format's reminder, after the current
+    message, is left out (`classifier.aider.without_reminder`), and white space at the end
+    (the cut leaves a blank line's break, the ask mode's empty reminder a blank line): the
+    first request's first ask is the later ones'."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -317,8 +318,8 @@ def conversation_key(
         elif role == "user":
             first = first_ask(messages) or message
             break
-    if isinstance(first, dict):  # without Aider's reminder, as the session's later requests
-        content = without_mode_reminder(first, messages)
+    if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
+        content = ask_content(first, messages)
         if isinstance(content, str):
             content = without_reminder(content).rstrip()
         _hash_part(digest, str(content)[:2048])

@@ -10,7 +10,7 @@ import pytest
 
 from classifier import classify, decision, explain
 from classifier.evaluation import body
-from classifier.request import view
+from classifier.request import view, view_cut
 from classifier.rules import TOOLS_PRIOR
 from tests.harness import breaks_on_call
 
@@ -83,7 +83,7 @@ def test_no_evidence_is_explained_as_an_unreadable_body_is(
     where a body that could not be read showed no model reading (found in review)."""
     info = explain(request_body)
     assert classify(request_body).source == info["source"] == "default"
-    monkeypatch.setattr(decision, "view", breaks_on_call(1, view))
+    monkeypatch.setattr(decision, "view_cut", breaks_on_call(1, view_cut))  # explain reads by it
     unread = explain(request_body)
     assert unread["read"]["latest_chars"] == 0  # the failure path was taken
     model_view = ("intent", "source", "rule", "top_intents", "model_intent", "features")
