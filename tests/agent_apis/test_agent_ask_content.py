@@ -13,7 +13,6 @@ Real sockets, the official SDK, the simulators as backends.
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,8 +21,7 @@ from classifier.crush import TITLE_OPENING, TITLE_SYSTEM_END, TITLE_TAIL
 from router.request import conversation_key
 from tests.agent_apis.agent_stack import explained, streamed_headers
 from tests.agent_shapes.aider import aider_body, reminded
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
-from tests.resilience.conftest import FAST
+from tests.harness import Collect, RunningRouter
 
 TITLE_SYSTEM = "you will generate a short title based on the first message" + TITLE_SYSTEM_END
 # An ask read whole (2,000 bytes is the bound), its fixed words around it past the bound
@@ -39,52 +37,39 @@ def title_call(ask: str) -> dict[str, Any]:
     return {"model": "auto", "messages": messages, "max_tokens": 40, "stream": True}
 
 
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, with a sink of finished records."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        config = config_for(servers, tmp_path_factory.mktemp("asks"), resilience=FAST)
-        with router(config) as running:
-            collect = Collect()
-            running.components.gateway.sinks.append(collect)
-            yield running, collect
-
-
 @pytest.mark.parametrize(
     "body",
     [title_call(LONG), aider_body(LONG, None, "ask"), aider_body(LONG, None, "context")],
     ids=["crush-title", "aider-ask", "aider-context"],
 )
 def test_explain_says_an_ask_read_whole_is_not_cut(
-    proxy: tuple[RunningRouter, Collect], body: dict[str, Any]
+    proxy: RunningRouter, body: dict[str, Any]
 ) -> None:
     """The classifier read the 1,990 characters of the ask; `explain` measured them with
     the fixed words around them and said they were cut."""
-    read = explained(proxy[0], body)["classifier"]["read"]
+    read = explained(proxy, body)["classifier"]["read"]
     assert (read["latest_chars"], read["latest_cut"]) == (len(LONG), False)
 
 
-def test_crush_title_calls_are_keyed_by_the_ask_inside(
-    proxy: tuple[RunningRouter, Collect],
-) -> None:
+def test_crush_title_calls_are_keyed_by_the_ask_inside(proxy: RunningRouter) -> None:
     """Two title calls whose asks differ only at their ends, each served: the key read
     crush's opening in place of the asks' last characters, and made them one conversation."""
-    running, records = proxy
-    keys = []
-    for question in ("why does sync_dir fail here?", "how do I retry sync_dir?"):
-        streamed_headers(running, records, title_call(f"{LOG}\n{question}"))
-        keys.append(records.records[-1].conversation)
+    records = Collect()
+    proxy.components.gateway.sinks.append(records)
+    keys: list[str] = []
+    try:
+        for question in ("why does sync_dir fail here?", "how do I retry sync_dir?"):
+            streamed_headers(proxy, records, title_call(f"{LOG}\n{question}"))
+            keys.append(records.records[-1].conversation)
+    finally:
+        proxy.components.gateway.sinks.remove(records)
     assert keys[0] != keys[1]
     plain = copy.deepcopy(title_call(LOG))
     plain["messages"][1]["content"] = LOG  # the ask as the classifier reads it
     assert conversation_key(title_call(LOG), {}, "c") == conversation_key(plain, {}, "c")
 
 
-def test_a_first_ask_is_read_as_the_key_reads_it(proxy: tuple[RunningRouter, Collect]) -> None:
+def test_a_first_ask_is_read_as_the_key_reads_it(proxy: RunningRouter) -> None:
     """A first ask that kept Aider's ask-mode reminder in the history (no Aider version
     seen does; a client that stores the current message as sent would): the key left the
     reminder out, the classifier read it as the ask's words."""
@@ -92,6 +77,6 @@ def test_a_first_ask_is_read_as_the_key_reads_it(proxy: tuple[RunningRouter, Col
     kept = copy.deepcopy(body)
     (asked,) = (m for m in kept["messages"] if m["content"] == FIRST)
     asked["content"] = reminded(FIRST, "ask")
-    plain, read = (explained(proxy[0], b)["classifier"]["read"] for b in (body, kept))
+    plain, read = (explained(proxy, b)["classifier"]["read"] for b in (body, kept))
     assert read["first_chars"] == plain["first_chars"] == len(FIRST)
     assert conversation_key(kept, {}, "c") == conversation_key(body, {}, "c")
