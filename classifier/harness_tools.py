@@ -80,6 +80,21 @@ _OTHER_AGENTS_TOOLS = (
 HARNESS_TOOLS = frozenset(
     _CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split() + _OTHER_AGENTS_TOOLS.split()
 )
+# A general-purpose agent harness's built-in tools, not a coding agent's: LangChain's
+# deepagents (pypi `deepagents` 0.7.32, `create_deep_agent`) offers a file system of its own
+# (middleware/filesystem.py `_FS_TOOL_ORDER`: ls, read_file, write_file, edit_file, delete,
+# glob, grep; `execute` too with a sandbox), sub-agents (`task`; a sub-agent's requests offer
+# the file tools alone) and, in some profiles, `write_todos`, for research and writing as
+# much as for code. Three of them are coding agents' names, and made its every session a
+# coding agent's: "Why did the Roman Empire fall? Compare the main scholarly theories."
+# under "You are an expert researcher..." was coding 0.557, served locally, where the model
+# read reasoning 0.65 (found in review). Offered all together (`GENERAL_HARNESS_SIGN`: no
+# coding agent offers `ls`, `edit_file` and `grep` beside `read_file`; Qwen Code's are
+# list_directory, edit and grep_search), they are a harness's, which an ask cannot name,
+# but count for no coding agent's (`classifier.request`): its sessions are read by the ask.
+_DEEPAGENTS_FILE_TOOLS = "ls read_file write_file edit_file glob grep"
+GENERAL_HARNESS_SIGN = frozenset(_DEEPAGENTS_FILE_TOOLS.split())
+GENERAL_HARNESS_TOOLS = GENERAL_HARNESS_SIGN | {"delete", "execute", "task", "write_todos"}
 # How many of them make a request's tools an agent's harness. Some are common names of
 # their own (`read_file` of the MCP filesystem server, as Cline or the Agents SDK offer it
 # unprefixed; a chat app's `send_message`; `view_image`, `WebFetch`): offered alone or by

@@ -25,7 +25,12 @@ from typing import Any, NamedTuple
 from classifier import aider, crush, opencode, qwen
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
+from classifier.harness_tools import (
+    GENERAL_HARNESS_SIGN,
+    GENERAL_HARNESS_TOOLS,
+    HARNESS_SEEN,
+    HARNESS_TOOLS,
+)
 from classifier.tool_choice import forced, legacy_tools
 
 SYSTEM_CHARS = 300
@@ -46,6 +51,9 @@ SCAN_TOOLS = 16
 # and "create an issue" could never name `mcp__github__create_issue` (found in review).
 SCAN_TOOLS_READ = 64
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
+_NONE: frozenset[str] = frozenset()
+# The coding agents' built-in tools that a general harness does not offer as its own
+_CODING_ONLY = HARNESS_TOOLS - GENERAL_HARNESS_TOOLS
 
 
 class RequestView(NamedTuple):
@@ -239,23 +247,20 @@ def _tool_names(tools: list[Any]) -> tuple[str, bool]:
     command", Codex's update_plan "a list of plan items"), and two of them shared with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). Nor an
     agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
-    tools read say the tools are an agent's harness. The tools read are `scanned_tools`',
-    with the names it looked up (`_scanned`): each is looked up once. Also whether they are
-    an agent's harness."""
-    names: list[str] = []
-    harness = 0
-    for _, name in _scanned(tools):
-        if not isinstance(name, str):
-            continue
-        if name in HARNESS_TOOLS:
-            harness += 1
-            names.append(name)
-        else:
-            names.append(name[:200])
-    agent = harness >= HARNESS_SEEN
-    if agent:
-        names = [name for name in names if name not in HARNESS_TOOLS]
-    return " ".join(names)[:TOOL_CHARS], harness >= HARNESS_SEEN
+    tools read say the tools are an agent's harness, nor a general harness's
+    (`GENERAL_HARNESS_TOOLS`, when all of `GENERAL_HARNESS_SIGN` are read), which count
+    for no coding agent's. The tools read are `scanned_tools`', with the names it looked up
+    (`_scanned`): each is looked up once. Also whether they are a coding agent's harness."""
+    names = [name for _, name in _scanned(tools) if isinstance(name, str)]
+    general = GENERAL_HARNESS_SIGN.issubset(names)
+    own = _CODING_ONLY if general else HARNESS_TOOLS
+    agent = sum(name in own for name in names) >= HARNESS_SEEN
+    built_in = HARNESS_TOOLS if agent else _NONE
+    if general:
+        built_in = built_in | GENERAL_HARNESS_TOOLS
+    if built_in:
+        names = [name for name in names if name not in built_in]
+    return " ".join(name[:200] for name in names)[:TOOL_CHARS], agent
 
 
 def scanned_tools(tools: list[Any]) -> Iterator[Any]:
