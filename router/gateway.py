@@ -150,6 +150,8 @@ class Gateway:
         """`traffic`: a request to serve. Only traffic is traced and counted as classified;
         `explain` only looks."""
         req.validate(api, body)
+        # a reference to an item the router made is that item from here on (`stored_items`)
+        body = self.stored.items.expanded(body, caller.name) if api == "responses" else body
         target = self._target(body, headers)
         view = req.readable_view(api, body)
         private = is_private(caller, headers)
@@ -357,7 +359,7 @@ class Gateway:
         if record.backend and call.api == "responses":  # a chat backend's: the router made it
             home = record.backend if native(call.api, self.config.backend(record.backend)) else None
             made = (tally.response_id, home, record.conversation or "", call.plan.intent)
-            self.stored.made(call.api, call.body, record.caller, *made)
+            self.stored.made(call.api, call.body, record.caller, *made, tally.output_items())
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = str(tally.text)
         if self.pricing is not None and record.backend:

@@ -96,6 +96,16 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             f"send it without background, or to a model whose {local}backends speak Responses",
             param="background",
         )
+    if "api_unsupported" in reasons and plan.server_state == "input":
+        return BadRequest(
+            "input holds an item_reference to an item this router does not hold (it keeps "
+            "only the items it made from a chat backend's answer, for the caller it "
+            "answered), and no "
+            f"{local}backend of {target!r} serves the responses API itself{local_only} "
+            f"({listed}) to look it up: send the items whole, with store: false (the Vercel "
+            "AI SDK: providerOptions.openai.store = false), or use chat completions",
+            param="input",
+        )
     if "api_unsupported" in reasons and plan.server_state:
         return BadRequest(
             f"{plan.server_state} names what the server stored (a conversation, a prompt, an"

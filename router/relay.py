@@ -77,6 +77,7 @@ class Tally:
     response_id: str = ""
     created: dict[str, Any] | None = None  # the Response `response.created` announced
     so_far: SoFar = field(default_factory=SoFar)  # a Responses stream's items
+    output: list[Any] = field(default_factory=list)  # a whole Responses reply's items
     # what the reply the router made from a chat backend's knows (`relay`); None: native
     translation: Translation | None = None
     # the committed backend's secrets (`Backend.secret_values`), asked only when its stream
@@ -130,6 +131,12 @@ class Tally:
             pending = bool(self.open_choices) or len(self.choices) > 1
             self.usage, self.usage_final = obj["usage"], final_usage(obj, pending)
         return renumbered
+
+    def output_items(self) -> list[Any]:
+        """A Responses reply's items, for a later `item_reference` (`router.stored_items`):
+        a whole reply's, or those a stream finished, as its `SoFar` holds them (the last
+        event's copy of them all is not kept: a third copy of the answer's text)."""
+        return self.output or [self.so_far.done[i] for i in sorted(self.so_far.done)]
 
     @property
     def answer_finish_reasons(self) -> list[str]:

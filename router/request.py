@@ -218,8 +218,9 @@ def _validate_responses(body: dict[str, Any]) -> None:
                 raise BadRequest(f"'{param}' must be a string or an array", param=param)
         if only_own_reasoning(items):  # none is sent to a backend (`native_responses`)
             raise BadRequest(
-                "'input' holds only reasoning items the router made (ids starting"
-                f" {OWN_REASONING!r}), which are not sent to a backend: give it a message",
+                "'input' holds only reasoning items the router made, or references to them"
+                f" (ids starting {OWN_REASONING!r}), which are not sent to a backend: give it"
+                " a message",
                 param="input",
             )
     limit = body.get("max_output_tokens")

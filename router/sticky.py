@@ -35,6 +35,7 @@ class Table(Generic[V]):
         backend, expires = entry
         if self.clock() >= expires:
             del self._entries[conversation]
+            self._left(backend)
             return None
         return backend
 
@@ -44,8 +45,7 @@ class Table(Generic[V]):
             return
         self._entries[conversation] = (backend, self.clock() + self.ttl_s)
         self._entries.move_to_end(conversation)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._trim()
 
     def resize(self, ttl_s: float, max_entries: int) -> None:
         """New settings from a reload: a TTL of 0 forgets everything, a smaller table its
@@ -55,20 +55,29 @@ class Table(Generic[V]):
         shift = ttl_s - self.ttl_s
         self.ttl_s, self.max_entries = ttl_s, max_entries
         if ttl_s <= 0:
-            self._entries.clear()
+            while self._entries:
+                self._left(self._entries.popitem()[1][0])
         elif shift:
             for key, (backend, expires) in self._entries.items():
                 self._entries[key] = (backend, expires + shift)
-        while len(self._entries) > self.max_entries:
-            self._entries.popitem(last=False)
+        self._trim()
 
     def expire(self) -> int:
         """Drop expired entries (called periodically so memory follows live conversations)."""
         now = self.clock()
         doomed = [k for k, (_, expires) in self._entries.items() if now >= expires]
         for key in doomed:
-            del self._entries[key]
+            self._left(self._entries.pop(key)[0])
         return len(doomed)
+
+    def _trim(self) -> None:
+        """The oldest entries out, while there are more than `max_entries`."""
+        while len(self._entries) > self.max_entries:
+            self._left(self._entries.popitem(last=False)[1][0])
+
+    def _left(self, value: V) -> None:
+        """`value` left the table (expired, forgotten or pushed out): a table that counts
+        what it holds (`router.stored_items.SizedTable`) counts it out."""
 
 
 class StickyTable(Table[str]):

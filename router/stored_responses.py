@@ -12,8 +12,9 @@ turned off (`sticky_ttl_s: 0`) does not turn it off. An id it does not know (mad
 restart, or by a backend reached around the router) is routed as before, to a backend that
 speaks Responses itself (`policy._unfit`: a chat one holds no state to continue).
 
-A reply the router made itself, translating a chat backend's answer, is stored nowhere: a
-turn continuing it is refused at once, one clear 400 (it reached the chat backend, whose
+A reply the router made itself, translating a chat backend's answer, is stored nowhere
+(only its items are, for a later `item_reference`: `router.stored_items`): a turn
+continuing it is refused at once, one clear 400 (it reached the chat backend, whose
 translation refused it as if the backend had, or a vLLM that answered its own 404: found
 in review). Ids are kept per caller, as conversation keys are, and a private caller is
 never told where one lives. Another caller's id is refused as OpenAI refuses an id it does
@@ -60,7 +61,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -68,6 +69,7 @@ from classifier.intent import Intent
 from router.errors import BadRequest
 from router.record import Api
 from router.sticky import StickyTable, Table
+from router.stored_items import StoredItems
 
 # How long an id is kept: OpenAI stores a response for 30 days; vLLM until it restarts.
 # `sticky_max_entries` bounds the table, least recently made first out.
@@ -135,8 +137,9 @@ def carried(intent: Intent, continued: Turn | None) -> Intent:
 
 class StoredResponses:
     """(caller, response id) → the turn that stored it, (caller, conversation id) → the
-    turn that last served it (`conversation_slot`, keyed with `secret`), and response id →
-    its caller, each LRU-bounded alike, with a TTL."""
+    turn that last served it (`conversation_slot`, keyed with `secret`), response id → its
+    caller, and (caller, item id) → an item the router made (`items`), each LRU-bounded
+    alike, with a TTL."""
 
     def __init__(
         self, max_entries: int, secret: bytes = b"", clock: Callable[[], float] = time.monotonic
@@ -145,6 +148,7 @@ class StoredResponses:
         self.table: Table[Turn] = Table(KEPT_S, max_entries, clock)
         self.conversations: Table[Turn] = Table(KEPT_S, max_entries, clock)
         self.owners = StickyTable(KEPT_S, max_entries, clock)
+        self.items = StoredItems(KEPT_S, max_entries, clock)
 
     def __len__(self) -> int:
         return len(self.table)
@@ -202,12 +206,14 @@ class StoredResponses:
         backend: str | None,
         conversation: str = "",
         intent: Intent | None = None,
+        output: Sequence[Any] = (),
     ) -> None:
         """`backend`, which speaks Responses itself, answered `caller` with `response_id`
-        (None: the router made it, translating a chat backend's answer), in the turn keyed
-        `conversation` and read as `intent`. Not one asked not to store it (`store: false`):
-        there is nothing to continue, as a backend would say. The conversation `body` names
-        lives on `backend` from now on, whatever `store` says (the server adds the turn)."""
+        (None: the router made it, translating a chat backend's answer, whose `output` items
+        it keeps), in the turn keyed `conversation` and read as `intent`. Not one asked not
+        to store it (`store: false`): there is nothing to continue, as a backend would say.
+        The conversation `body` names lives on `backend` from now on, whatever `store` says
+        (the server adds the turn)."""
         if api != "responses":
             return
         turn = Turn(backend or MADE_OVER_CHAT, conversation, intent)
@@ -218,8 +224,11 @@ class StoredResponses:
             return  # Codex sends store: false on every turn: such ids took slots from homes
         self.table.remember(key(caller, response_id), turn)
         self.owners.remember(response_id, caller)
+        if not backend:
+            self.items.keep(caller, output)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)
         self.conversations.resize(KEPT_S, max_entries)
         self.owners.resize(KEPT_S, max_entries)
+        self.items.resize(KEPT_S, max_entries)

@@ -92,6 +92,7 @@ class Watched(Protocol):
     response_id: str
     created: dict[str, Any] | None  # the Response of `response.created`, which failed extends
     so_far: SoFar  # a Responses stream's output items
+    output: list[Any]  # a whole reply's items
     translation: Translation | None  # a translated stream's (`Reply.translation`)
 
 
@@ -349,6 +350,8 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         tally.finish_reasons.append(str(status))
     if not count:
         return
+    if isinstance(response.get("output"), list):
+        tally.output = response["output"]
     for position, item in enumerate(response.get("output") or ()):
         if not isinstance(item, dict):
             continue

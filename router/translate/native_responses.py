@@ -1,7 +1,8 @@
 """A Responses request on its way to a backend that speaks Responses itself. Pure.
 
 Such a backend gets the client's body as sent (pass-through), but for the reasoning items the
-router made itself, translating a chat backend's reasoning (`responses_items.reasoning_id`).
+router made itself, translating a chat backend's reasoning (`responses_items.reasoning_id`),
+whole or by reference (`item_reference`, which `router.stored_items` leaves out first).
 A client that appends each turn's `output` to the next one's `input`, as OpenAI documents
 and the `openai` SDK's users do, sends them back; when that next turn went to OpenAI, which
 holds no item by that id, it answered `404 Item with id 'rs_…' not found` and the turn
@@ -29,6 +30,7 @@ from typing import Any
 
 from router.translate.custom_format import described
 from router.translate.responses_items import OWN_REASONING
+from router.translate.responses_request import is_reference
 
 
 def for_native(body: dict[str, Any], openai: bool) -> dict[str, Any]:
@@ -37,8 +39,8 @@ def for_native(body: dict[str, Any], openai: bool) -> dict[str, Any]:
     nothing to change: the body is copied only to change something)."""
     out = body
     items = body.get("input")
-    if isinstance(items, list) and any(map(_own_reasoning, items)):
-        out = {**out, "input": [item for item in items if not _own_reasoning(item)]}
+    if isinstance(items, list) and any(map(own_reasoning, items)):
+        out = {**out, "input": [item for item in items if not own_reasoning(item)]}
     tools = body.get("tools")
     if not openai and isinstance(tools, list) and any(map(_grammar_tool, tools)):
         out = {**out, "tools": [_free_form(t) if _grammar_tool(t) else t for t in tools]}
@@ -65,11 +67,13 @@ def _free_form(tool: dict[str, Any]) -> dict[str, Any]:
 def only_own_reasoning(items: list[Any]) -> bool:
     """Whether `items` (a non-empty `input`) holds nothing but the router's own reasoning
     items: no backend would be sent anything."""
-    return all(map(_own_reasoning, items))
+    return all(map(own_reasoning, items))
 
 
-def _own_reasoning(item: Any) -> bool:
-    if not isinstance(item, dict) or item.get("type") != "reasoning":
+def own_reasoning(item: Any) -> bool:
+    """A reasoning item the router made, or a reference to one (`router.stored_items`: the
+    Vercel AI SDK sends it so): neither names anything a backend holds."""
+    if not isinstance(item, dict) or not (item.get("type") == "reasoning" or is_reference(item)):
         return False
     given = item.get("id")
     return isinstance(given, str) and given.startswith(OWN_REASONING)

@@ -92,15 +92,15 @@ def without_server_state(body: dict[str, Any]) -> dict[str, Any]:
     readable = {**body, **dict.fromkeys(STATEFUL)}
     items = body.get("input")
     if isinstance(items, list) and _references_items(items):
-        readable["input"] = [item for item in items if not _is_reference(item)]
+        readable["input"] = [item for item in items if not is_reference(item)]
     return readable
 
 
 def _references_items(items: Any) -> bool:
-    return isinstance(items, list) and any(_is_reference(item) for item in items)
+    return isinstance(items, list) and any(is_reference(item) for item in items)
 
 
-def _is_reference(item: Any) -> bool:
+def is_reference(item: Any) -> bool:
     """An input item that names a stored one: `{"type": "item_reference", "id"}`, or, its
     `type` being optional, an `id` alone (no role, no content: read as a message, it was an
     empty user turn)."""

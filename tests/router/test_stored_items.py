@@ -1,0 +1,96 @@
+"""The items the router made, kept for a later `item_reference` (`router.stored_items`):
+bounded by entries and by bytes, each item its caller's, a reference used kept again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from router import request
+from router.errors import BadRequest
+from router.stored_items import SizedTable, StoredItems
+from router.stored_responses import KEPT_S, StoredResponses
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def message(item_id: str, text: str = "hi") -> dict[str, Any]:
+    content = [{"type": "output_text", "text": text, "annotations": []}]
+    return {"type": "message", "id": item_id, "role": "assistant", "content": content}
+
+
+def named(*ids: str) -> dict[str, Any]:
+    return {"input": [{"type": "item_reference", "id": i} for i in ids]}
+
+
+def test_the_bytes_held_are_bounded_oldest_out_and_counted_out_however_they_leave() -> None:
+    clock = Clock()
+    table = SizedTable(10.0, 100, 10, clock)
+    table.remember("a", b"1234")
+    table.remember("b", b"1234")
+    table.remember("a", b"12")  # replaced: its old bytes leave
+    assert table.bytes == 6
+    table.remember("c", b"123456")  # 12 > 10: the least recently kept, b, goes
+    assert (table.get("b"), table.bytes) == (None, 8)
+    table.remember("d", b"x" * 11)  # larger than the whole budget: kept by nothing
+    assert (len(table), table.bytes) == (0, 0)
+    table.remember("e", b"123")
+    clock.now = 10.0  # expired, found so on reading it
+    assert (table.get("e"), table.bytes) == (None, 0)
+    for key in "fgh":
+        table.remember(key, b"12")
+    table.resize(10.0, 1)  # fewer entries
+    assert (len(table), table.bytes) == (1, 2)
+    table.resize(0.0, 1)  # kept for no time: nothing
+    assert (len(table), table.bytes) == (0, 0)
+
+
+def test_a_reference_is_its_callers_item_and_the_routers_reasoning_none() -> None:
+    items = StoredItems(KEPT_S, 10, Clock())
+    items.keep("alice", [message("msg_1"), {"type": "reasoning", "id": "rs_smf_1"}])
+    body = named("rs_smf_1", "msg_1", "msg_2")
+    assert items.expanded(body, "alice")["input"] == [message("msg_1"), named("msg_2")["input"][0]]
+    assert items.expanded(body, "bob")["input"] == named("msg_1", "msg_2")["input"]
+    assert len(items.table) == 1  # reasoning is not kept
+    plain = {"input": [message("msg_1")]}
+    assert items.expanded(plain, "alice") is plain  # nothing named: the body itself
+
+
+def test_an_item_expanded_is_kept_again_and_a_copy() -> None:
+    """An agent sends its session's first answer on every turn: it outlasts later ones."""
+    items = StoredItems(KEPT_S, 2, Clock())
+    items.keep("alice", [message("msg_1")])
+    items.keep("alice", [message("msg_2")])
+    expanded = items.expanded(named("msg_1"), "alice")["input"][0]
+    expanded["content"][0]["text"] = "changed"  # the kept item is its own
+    items.keep("alice", [message("msg_3")])  # the least recently kept, msg_2, goes
+    assert items.expanded(named("msg_2"), "alice") == named("msg_2")
+    assert items.expanded(named("msg_1"), "alice")["input"] == [message("msg_1")]
+
+
+def test_only_a_stored_response_the_router_made_keeps_its_items() -> None:
+    stored = StoredResponses(10)
+    output = [message("msg_a"), {"type": "function_call", "id": "fc_a", "call_id": "c"}]
+    stored.made("responses", {}, "alice", "resp_a", None, output=output)
+    stored.made("responses", {}, "alice", "resp_b", "local", output=[message("msg_b")])
+    stored.made("responses", {"store": False}, "alice", "resp_c", None, output=[message("msg_c")])
+    kept = stored.items.expanded(named("msg_a", "fc_a", "msg_b", "msg_c"), "alice")["input"]
+    assert [item["type"] for item in kept] == ["message", "function_call", *["item_reference"] * 2]
+    assert kept[1] == output[1]
+    stored.resize(1)  # a reload resizes the items with the ids
+    assert stored.items.table.max_entries == 1 and len(stored.items.table) == 1
+
+
+def test_an_input_naming_only_the_routers_reasoning_is_refused() -> None:
+    """Left out, it leaves nothing to send, as the router's reasoning items replayed whole."""
+    only = {"model": "cloud", "input": [*named("rs_smf_1")["input"], {"id": "rs_smf_2"}]}
+    with pytest.raises(BadRequest, match="or references to them") as refused:
+        request.validate("responses", only)
+    assert refused.value.param == "input"
