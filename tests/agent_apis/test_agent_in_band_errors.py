@@ -50,7 +50,7 @@ def recorded(proxy: RunningRouter, run: Any) -> tuple[Any, Any]:
     proxy.components.gateway.sinks.append(records)
     try:
         result = run()
-        return result, records.wait(2.0)
+        return result, records.wait(30)
     finally:
         proxy.components.gateway.sinks.remove(records)
 

@@ -348,7 +348,7 @@ def test_a_stream_left_mid_reasoning_records_the_reasoning_and_kept_the_backend_
                 elif dispatcher.life.busy(local, since) or pings > 20:
                     heard = pings <= 20
                     break  # the client leaves
-        record = records.wait(5.0)
+        record = records.wait(30)
     finally:
         chat_sims["local"].control("faults", {"fault": None})
         chat_proxy.components.gateway.sinks.remove(records)

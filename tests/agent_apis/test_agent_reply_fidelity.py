@@ -133,7 +133,7 @@ def test_a_messages_reply_without_upstream_usage_is_recorded_as_estimated(
                 message = s.get_final_message()
         else:
             message = client.messages.create(model="cloud", max_tokens=40, messages=ask)  # type: ignore[arg-type]
-        record = records.wait(2.0)
+        record = records.wait(30)
     finally:
         servers["cloud"].control("faults", {"fault": None})
         proxy.components.gateway.sinks.remove(records)

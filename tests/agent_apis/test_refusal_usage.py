@@ -62,7 +62,7 @@ def test_a_refusal_is_counted_and_kept_as_the_answer(
 ) -> None:
     records = collected(proxy)
     _ask(proxy, api, stream)
-    record = records.wait(5)
+    record = records.wait(30)
     assert record.outcome == "ok" and record.usage.estimated
     assert record.usage.completion_tokens == estimate_tokens(len(REFUSAL))
     assert record.completion_text == REFUSAL

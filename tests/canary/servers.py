@@ -76,7 +76,7 @@ def served(config: Config, tmp: Path) -> Iterator[tuple[str, subprocess.Popen[by
         process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
         with killed_if_left_running(process) as serve:
             root = f"http://127.0.0.1:{port}"
-            wait_for(f"{root}/healthz", 30)
+            wait_for(f"{root}/healthz", 90, process, tmp / "router.log")
             yield root, serve
 
 

@@ -49,7 +49,7 @@ class Proc:
         env.pop("SMF_ROUTER_CONFIG", None)
         self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, env=env)
 
-    def wait_http(self, url: str, timeout_s: float = 30) -> None:
+    def wait_http(self, url: str, timeout_s: float = 90) -> None:
         wait_for(url, timeout_s, self.proc, self.path, ready_only=True)
 
     def stop(self) -> None:

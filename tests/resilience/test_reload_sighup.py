@@ -34,7 +34,7 @@ def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
             )
             try:
                 url = f"http://127.0.0.1:{port}/v1"
-                wait_for(f"http://127.0.0.1:{port}/healthz", 30)
+                wait_for(f"http://127.0.0.1:{port}/healthz", 90, process, log)
                 write(path, {**data, "aliases": {"auto": "auto", "fast": "local"}})
                 process.send_signal(signal.SIGHUP)
                 until(lambda: "fast" in model_ids(url), what="alias after SIGHUP")
@@ -90,7 +90,7 @@ def test_a_sighup_while_serve_starts_is_applied_once_it_can_reload(tmp_path: Pat
                         return False
                     return True
 
-                until(up, 60, what="router up")
+                until(up, 90, what="router up")
                 until(lambda: "fast" in model_ids(url), what="the edit applied")
             finally:
                 process.send_signal(signal.SIGTERM)

@@ -29,7 +29,7 @@ def test_a_sighup_without_a_config_file_is_a_logged_warning(tmp_path: Path) -> N
             stderr=subprocess.STDOUT,
         )
         try:
-            wait_for(f"http://127.0.0.1:{port}/healthz", 30)
+            wait_for(f"http://127.0.0.1:{port}/healthz", 90, process, log)
             process.send_signal(signal.SIGHUP)
             until(lambda: b"config reload ignored" in log.read_bytes(), what="the warning")
             assert process.poll() is None  # still serving

@@ -62,7 +62,7 @@ def test_an_attempt_that_failed_after_its_200_records_the_200(
     try:
         body = {"model": "coding", "messages": ASK, "max_tokens": 50, "stream": stream}
         reply = httpx.post(f"{proxy.url}{PATHS[api]}", json=body, timeout=30)
-        record = records.wait(5)
+        record = records.wait(30)
     finally:
         local.control("faults", {"fault": None})
     assert (reply.status_code, reply.headers["x-smf-backend"]) == (200, "cloud")

@@ -78,7 +78,7 @@ def test_a_refusing_backend_falls_back(
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
     try:
         raw = client.chat.completions.with_raw_response.create(model=route, messages=MESSAGES)
-        record = records.wait(5)
+        record = records.wait(30)
     finally:
         proxy.components.gateway.sinks.remove(records)
     assert raw.headers["x-smf-backend"] == "cloud"
@@ -125,7 +125,7 @@ def test_litellm_backend_refusal_falls_back(tmp_path: Path) -> None:
                 messages=[{"role": "user", "content": "A haiku about snow."}],
                 max_tokens=30,
             )
-            record = records.wait(5)
+            record = records.wait(30)
     assert raw.headers["x-smf-backend"] == "cloud"
     first = record.attempts[0]
     assert (first.backend, first.error_kind, first.status) == ("claude", "backend_refused", 401)
@@ -225,7 +225,7 @@ def test_a_litellm_provider_key_that_is_unset_is_the_backends_configuration(
             raw = client.chat.completions.with_raw_response.create(
                 model="prose", messages=MESSAGES, max_tokens=30
             )
-            first = records.wait(5).attempts[0]
+            first = records.wait(30).attempts[0]
             with pytest.raises(openai.APIStatusError) as info:
                 client.chat.completions.create(model="keyless", messages=MESSAGES, max_tokens=30)
         assert cloud.completions() == 1  # the fallback's: the keyless backend sent nothing

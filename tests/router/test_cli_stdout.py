@@ -108,7 +108,7 @@ def test_the_simulator_serves_whatever_its_stdout(tmp_path: Path, stdout: str) -
     finally:
         os.close(write)
     try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, serving)
         assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 200
     finally:
         serving.kill()
@@ -261,7 +261,7 @@ def test_a_server_started_with_stdout_closed_stops_cleanly_on_sigterm(
             text=True,
         )
     ) as serving:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, serving)
         serving.send_signal(signal.SIGTERM)
         _, stderr = serving.communicate(timeout=30)
     assert serving.returncode == 0, stderr

@@ -39,7 +39,7 @@ def demo_serve(cwd: Path) -> Iterator[Demo]:
         stderr=subprocess.STDOUT,
     )
     try:
-        wait_for(f"http://127.0.0.1:{demo.port}/healthz", 30)
+        wait_for(f"http://127.0.0.1:{demo.port}/healthz", 90, process)
         yield demo
     finally:
         process.send_signal(signal.SIGTERM)

@@ -56,7 +56,7 @@ def test_a_client_that_hangs_up_mid_stream_cancels_the_relay(proxy: RunningRoute
         assert response.status_code == 200
         assert response.headers["content-type"] == "text/event-stream; charset=utf-8"
         next(response.iter_bytes())
-    record = collect.wait(5.0)  # far sooner than the 30 s the stream would have taken
+    record = collect.wait(15)  # far sooner than the 30 s the stream would have taken
     assert record.outcome == "cancelled"
     assert record.attempts[0].error_kind == "cancelled"
     # not 200 and no kind, as it was: the ledger would say the answer was delivered
@@ -124,7 +124,7 @@ def test_a_bug_after_the_backend_answered_still_finishes_the_record_once(
     body = {**BODY, "stream": stream, "max_tokens": 3}
     response = httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=10)
     assert response.status_code == 500
-    record = collect.wait(5.0)
+    record = collect.wait(30)
     assert record.outcome == "router_error" and record.status == 500
     assert record.backend == "local"  # the attempt that succeeded is in the record
     time.sleep(0.2)
@@ -257,7 +257,7 @@ def test_a_bug_mid_stream_ends_it_with_the_apis_error_event(
     events = [e for e in response.text.split("\n\n") if e.strip()]
     assert events[-1].startswith(last_event), events[-1]
     assert "ZeroDivisionError" not in response.text
-    record = collect.wait(5.0)
+    record = collect.wait(30)
     assert record.outcome == "router_error" and record.status == 500
     assert record.attempts[0].error_kind == "router_error"
 

@@ -58,7 +58,7 @@ def test_a_simulator_process_has_settled_too() -> None:
     argv = [str(VENV_BIN / "smf-router"), "simulate", "--port", str(port)]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
     try:
-        wait_for(f"http://127.0.0.1:{port}/health", 30)
+        wait_for(f"http://127.0.0.1:{port}/health", 90, process)
         heap = httpx.get(f"http://127.0.0.1:{port}/sim/stats", timeout=10).json()["heap"]
     finally:
         process.terminate()

@@ -91,7 +91,7 @@ def test_serve_starts_on_a_read_only_ledger_and_writes_its_rows_once_it_is_writa
                 client.chat.completions.create(
                     model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
                 )
-            held = wait_until(lambda: status_extra(proxy)["ledger"]["pending_rows"] == ASKED)
+            held = wait_until(lambda: status_extra(proxy)["ledger"]["pending_rows"] == ASKED, 30)
             assert held, status_extra(proxy)["ledger"]
             section = status_extra(proxy)["ledger"]
             assert section["written_records"] == 0 and section["last_write_failed"] is True
@@ -132,7 +132,7 @@ def test_serve_warns_at_start_of_a_disk_out_of_space_and_writes_once_there_is_ro
                 client.chat.completions.create(
                     model="local", messages=[{"role": "user", "content": "hi"}], max_tokens=5
                 )
-            held = wait_until(lambda: status_extra(proxy)["ledger"]["pending_rows"] == ASKED)
+            held = wait_until(lambda: status_extra(proxy)["ledger"]["pending_rows"] == ASKED, 30)
             assert held, status_extra(proxy)["ledger"]
             room_again(process.pid, ledger)
             written = wait_until(

@@ -39,7 +39,7 @@ def attempts_under(stack: tuple[Running, RunningRouter], fault: str, stream: boo
         if stream:
             for _ in reply:
                 pass
-        return records.wait(5)
+        return records.wait(30)
     finally:
         claude.control("faults", {"fault": None})
 

@@ -78,7 +78,7 @@ def test_a_bug_in_the_adapter_is_the_routers_500_not_the_backends_failure(
         sdk(proxy).chat.completions.create(model="claude", messages=HELLO, max_tokens=20)
     assert info.value.status_code == 500
     assert "internal router error" in info.value.message
-    record = records.wait(5)
+    record = records.wait(30)
     assert (record.outcome, record.error_kind) == ("router_error", "router_error")
     still_serves(proxy)
 
@@ -96,7 +96,7 @@ def test_a_bug_in_the_adapter_mid_stream_is_recorded_as_the_routers_error(
     with httpx.stream("POST", f"{proxy.url}/chat/completions", json=body, timeout=30) as reply:
         text = reply.read().decode()
     assert reply.status_code == 200 and "internal router error" in text
-    record = records.wait(5)
+    record = records.wait(30)
     assert (record.outcome, record.error_kind, record.status) == (
         "router_error",
         "router_error",
@@ -148,7 +148,7 @@ def test_an_image_url_that_does_not_resolve_is_the_clients_400(
     assert response.status_code == 400, response.text
     message = response.json()["error"]["message"]
     assert "no-such-host.invalid" in message and "user_url_allowed_hosts" not in message
-    assert records.wait(5).attempts[0].error_kind == "rejected"
+    assert records.wait(30).attempts[0].error_kind == "rejected"
     assert local.completions() == before  # the client's to fix: not tried elsewhere
     still_serves(proxy)
 
@@ -168,7 +168,7 @@ def test_anthropics_overload_is_not_a_backend_failure(
     finally:
         claude.control("faults", {"fault": None})
     assert raw.headers["x-smf-backend"] == "local"
-    assert records.wait(5).attempts[0].error_kind == "overloaded"
+    assert records.wait(30).attempts[0].error_kind == "overloaded"
     still_serves(proxy)
 
 
@@ -232,7 +232,7 @@ def test_what_broke_is_named(plain: tuple[Running, RunningRouter], fault: str, k
     finally:
         claude.control("faults", {"fault": None})
     assert info.value.status_code == 502
-    assert records.wait(5).error_kind == kind
+    assert records.wait(30).error_kind == kind
 
 
 def test_an_overload_announced_mid_stream_is_an_overload(
@@ -250,7 +250,7 @@ def test_an_overload_announced_mid_stream_is_an_overload(
         for chunk in stream:
             text.extend(c.delta.content or "" for c in chunk.choices)
     assert "".join(text) == "Hello there"
-    assert records.wait(5).error_kind == "overloaded"
+    assert records.wait(30).error_kind == "overloaded"
 
 
 def test_a_rate_limit_announced_mid_stream_is_a_rate_limit(
@@ -273,7 +273,7 @@ def test_a_rate_limit_announced_mid_stream_is_a_rate_limit(
     finally:
         claude.control("faults", {"fault": None})
     assert (info.value.type, info.value.code) == ("rate_limit_error", "rate_limit_exceeded")
-    assert records.wait(5).error_kind == "rate_limited"
+    assert records.wait(30).error_kind == "rate_limited"
     still_serves(proxy)
 
 

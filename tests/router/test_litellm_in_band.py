@@ -96,7 +96,7 @@ def test_a_busy_engine_mid_stream_is_not_a_failure(
         engine.control("faults", {"fault": None})
     assert text  # the stream had begun: the error event ended it
     assert error.code == code and error.message.startswith(said)
-    record = records.wait(5)
+    record = records.wait(30)
     assert (record.outcome, record.error_kind) == ("upstream_error", kind)
     attempts = scrape(proxy.root).get(
         "smf_router_attempts_total",
@@ -129,5 +129,5 @@ def test_an_openai_style_error_event_keeps_its_names(
     finally:
         cloud.control("faults", {"fault": None})
     assert (error.type, error.message) == ("server_error", "Overloaded")
-    assert records.wait(5).error_kind == "overloaded"
+    assert records.wait(30).error_kind == "overloaded"
     assert circuit(proxy, "cloud") == "closed"

@@ -121,7 +121,7 @@ def test_a_reply_cut_mid_body_is_cut(stack: tuple[Running, RunningRouter], strea
             assert info.value.status_code == 502
     finally:
         claude.control("faults", {"fault": None})
-    assert records.wait(5).error_kind == "cut"
+    assert records.wait(30).error_kind == "cut"
 
 
 @pytest.mark.parametrize("how", ["EOF", "BREAK"])
@@ -132,7 +132,7 @@ def test_a_stream_that_ends_before_its_finish_is_cut(
     _, proxy = stack
     records = collected(proxy)
     _streamed(proxy, "odd", how)
-    assert records.wait(5).error_kind == "cut"
+    assert records.wait(30).error_kind == "cut"
 
 
 @pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])

@@ -60,7 +60,7 @@ def test_a_served_request_ends_after_it_began(
     stepped = clock(gateway, monkeypatch, unstepped=1)  # the request's start
     body = {"model": "local", "messages": [{"role": "user", "content": "hi"}]}
     assert httpx.post(f"{proxy.url}/chat/completions", json=body, timeout=30).status_code == 200
-    record = records.wait(5.0)
+    record = records.wait(30)
     assert stepped.reads >= 1
     assert record.ended_at == pytest.approx(record.started_at + record.duration_s)
     assert record.ended_at >= record.started_at

@@ -56,14 +56,14 @@ def streamed(proxy: RunningRouter) -> tuple[Any, list[Any], Any]:
             extra_headers=CODEX,
         )
         events = list(raw.parse())
-        return raw, events, records.wait(2.0)
+        return raw, events, records.wait(30)
 
 
 def whole(proxy: RunningRouter, error: type[openai.APIStatusError]) -> tuple[Any, Any]:
     """The same request not streamed: the SDK's error, and the record."""
     with recorded(proxy) as records, pytest.raises(error) as caught:
         sdk(proxy).responses.create(model="auto", input=LONG)  # type: ignore[arg-type]
-    return caught.value, records.wait(2.0)
+    return caught.value, records.wait(30)
 
 
 def said(record: Any) -> tuple[int, str, str | None]:

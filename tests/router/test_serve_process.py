@@ -11,7 +11,6 @@ import shutil
 import signal
 import subprocess
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ import pytest
 from classifier.intent import INTENTS
 from tests.harness import VENV_BIN, free_port, simulator, wait_for
 from tests.processes import router_process
+from tests.slots import must_reach
 
 
 def test_a_configured_router_shows_it_is_not_a_demo(tmp_path: Path) -> None:
@@ -178,10 +178,13 @@ def test_requests_the_drain_cuts_short_are_recorded_and_told_to_retry(tmp_path: 
             ]
             for thread in threads:
                 thread.start()
-            for _ in range(200):  # until both reached the backend
-                if local.completions() + local.completions("/v1/messages") >= 3:
-                    break
-                time.sleep(0.02)
+            # Both at the backend before the signal. A 4 s look that then signalled anyway let
+            # a request a loaded machine had not sent yet meet the closed port: no answer.
+            must_reach(
+                lambda: local.completions() + local.completions("/v1/messages") >= 3,
+                "both requests at the backend",
+                30,
+            )
             process.send_signal(signal.SIGTERM)
             with pytest.raises(openai.APIError, match="shutting down"):
                 list(stream)
@@ -226,7 +229,7 @@ def test_simulate_command_passes_simulator_options(tmp_path: Path) -> None:
         stderr=subprocess.STDOUT,
     )
     try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 30)
+        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, process)
         response = httpx.post(
             f"http://127.0.0.1:{port}/v1/chat/completions",
             json={"model": "sim-model", "messages": [{"role": "user", "content": "hi"}]},

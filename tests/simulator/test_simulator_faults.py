@@ -133,7 +133,7 @@ def test_model_suffix_chooses_a_fault_and_the_header_wins(vllm: SimThread) -> No
 
 def refused(sim: SimThread) -> bool:
     try:
-        HTTP.get(sim.url + "/health", timeout=2)
+        HTTP.get(sim.url + "/health", timeout=10)  # refused at once when down
     except httpx.ConnectError:
         return True
     return False
