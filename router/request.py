@@ -35,6 +35,27 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # and then failed, blamed on a backend. 128 (serde_json's default limit too) leaves room for
 # that wrapping; no real schema, tool argument or metadata nests anywhere near it.
 MAX_JSON_DEPTH = 128
+KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
+# Clock text (`clockless`): an ISO 8601 date, with a time and zone or without; a date with
+# a month's name (JavaScript's `toDateString`, "Saturday, December 5, 2026", "5 Dec 2026");
+# M/D/YYYY; a time of day. Never next to a digit, a colon or a dot: "3:16", a port, a MAC or
+# IPv6 address is none. No match is longer than `_CLOCK_SPAN`.
+_TIME = (
+    r"(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:\s?[AaPp]\.?[Mm]\b\.?)?"
+    r"|\d:[0-5]\d(?::[0-5]\d)?\s?[AaPp]\.?[Mm]\b\.?"  # H:MM only with AM or PM
+)
+_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
+_NAMED = (
+    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},? )?"
+    rf"(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{1,2}} {_MONTH},? \d{{4}})"
+)
+_CLOCK = re.compile(
+    rf"(?<![\d:.])(?:{_DATE}(?:[T ](?:{_TIME})(?:Z|[+-]\d\d(?::?\d\d)?)?)?"
+    rf"|{_NAMED}|\d{{1,2}}/\d{{1,2}}/\d{{4}}|{_TIME})(?![\d:])"
+)
+_CLOCK_SPAN = 64  # the longest match is 40 characters
+CLOCK = "<clock>"
 
 
 def parse_json(raw: bytes) -> dict[str, Any]:
@@ -293,12 +314,9 @@ def conversation_key(
     (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
-    (found in review). Its content is the one the classifier reads
-    (`classifier.request.ask_content`: without Aider's ask or context mode's reminder, the
-    ask inside crush's title text), and Aider's edit format's reminder, after the current
-    message, is left out (`classifier.aider.without_reminder`), and white space at the end
-    (the cut leaves a blank line's break, the ask mode's empty reminder a blank line): the
-    first request's first ask is the later ones'."""
+    (found in review). Its content is its user's words (`_users_words`): the first request's
+    first ask is the later ones'. The system prompt is read without its clock text
+    (`clockless`): an agent that writes the time into it keyed every turn apart."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -315,16 +333,35 @@ def conversation_key(
             continue
         role = message.get("role")
         if role in ("system", "developer"):
-            _hash_part(digest, without_snapshot(str(message.get("content")))[:2048])
+            _hash_part(digest, clockless(without_snapshot(str(message.get("content")))))
         elif role == "user":
             first = first_ask(messages) or message
             break
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
-        content = ask_content(first, messages)
-        if isinstance(content, str):
-            content = without_reminder(content).rstrip()
-        _hash_part(digest, str(content)[:2048])
+        _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
     return digest.hexdigest()
+
+
+def clockless(system: str) -> str:
+    """The first `KEY_CHARS` of a system prompt, its dates and times (`_CLOCK`) each read as
+    `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
+    every model call, so each turn of one tool loop was a conversation of its own, and no pin
+    held (found running it). Dates too: a session that crosses midnight stays one; two
+    sessions still differ by their first ask. Only `KEY_CHARS + _CLOCK_SPAN` are read, so a
+    clock text across the cut is masked whole, and a prompt without one keys as it always
+    did (its first `KEY_CHARS` characters)."""
+    return _CLOCK.sub(CLOCK, system[: KEY_CHARS + _CLOCK_SPAN])[:KEY_CHARS]
+
+
+def _users_words(message: dict[str, Any], messages: list[Any]) -> object:
+    """The content of the user message `message` of `messages` as its user wrote it, which
+    the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
+    (`classifier.request.ask_content`: without Aider's ask or context mode's reminder, the
+    ask inside crush's title text), without the reminder of Aider's edit format after it
+    (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank
+    line's break, the ask mode's empty reminder a blank line)."""
+    content = ask_content(message, messages)
+    return without_reminder(content).rstrip() if isinstance(content, str) else content
 
 
 def server_thread(api: Api, body: dict[str, Any]) -> str | None:
@@ -351,11 +388,12 @@ def _hash_part(digest: hashlib.blake2b, text: str) -> None:
 def prompt_text(view: dict[str, Any]) -> str:
     """The prompt this request adds, for the ledger's texts table (`ledger.store_text`): the
     text of the latest user message of the request's chat view (the whole conversation on
-    every turn would store an agent's history over and over)."""
+    every turn would store an agent's history over and over), as its user wrote it
+    (`_users_words`): crush's title text or Aider's reminders were stored as the prompt."""
     messages: list[Any] = view.get("messages") or []
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            return content_text(message.get("content"), "\n", TEXT_PARTS)
+            return content_text(_users_words(message, messages), "\n", TEXT_PARTS)
     return ""
 
 

@@ -1,0 +1,143 @@
+"""A system prompt that carries the time keys one conversation: LangChain's react-agent
+template writes `System time: {datetime.now(tz=UTC).isoformat()}` into it on every model
+call, and each request of one tool loop was a conversation of its own (the ledger's
+`conversation` column), which no pin held (found running LangChain against the router).
+Through a live router and simulators, with the official `openai` SDK and the real ledger.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import Any
+
+import openai
+import pytest
+
+from router.config import DEFAULT_ROUTES
+from router.ledger import Ledger
+from router.request import conversation_key
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.resilience.conftest import FAST, until
+
+SYSTEM = "You are a helpful AI assistant.\n\nSystem time: {}"
+ASK = "What's the weather in Paris?"  # with a tool to call: tool_calling, the cloud first
+CODE = "Write a Python function that reverses a linked list, with unit tests."  # local first
+WEATHER = {
+    "type": "function",
+    "function": {
+        "name": "get_weather",
+        "description": "Get the current weather for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+    },
+}
+
+
+@pytest.fixture
+def proxy(tmp_path: Path) -> Iterator[tuple[RunningRouter, Collect]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        servers: dict[str, Running] = {"local": local, "cloud": cloud}
+        routes = {**DEFAULT_ROUTES, "tool_calling": ["cloud", "local"]}
+        config = config_for(servers, tmp_path, resilience=FAST, routes=routes)
+        with router(config) as running:
+            collect = Collect()  # after the resilience sink: a record it holds, the table has seen
+            running.components.gateway.sinks.append(collect)
+            yield running, collect
+
+
+def turn(
+    proxy: tuple[RunningRouter, Collect], at: datetime, history: list[dict[str, Any]]
+) -> tuple[str, Any]:
+    """One model call of the loop, its system prompt stamped with `at` as the template
+    stamps it: the backend that served it and its message, once its record is finished."""
+    running, collect = proxy
+    client = openai.OpenAI(base_url=running.url, api_key="x", max_retries=0)
+    finished = len(collect.records)
+    system = {"role": "system", "content": SYSTEM.format(at.isoformat())}
+    raw = client.chat.completions.with_raw_response.create(
+        model="auto", max_tokens=40, messages=[system, *history], tools=[WEATHER]
+    )
+    message = raw.parse().choices[0].message
+    until(lambda: len(collect.records) > finished, what="the record finished")
+    return raw.headers["x-smf-backend"], message
+
+
+def test_a_tool_loop_stamped_with_the_time_is_one_pinned_conversation(
+    proxy: tuple[RunningRouter, Collect], tmp_path: Path
+) -> None:
+    """The loop's first call is pinned to the cloud; its tool result and then a coding ask
+    of the same thread (local first on its own) stay there, and the ledger has one
+    conversation."""
+    at = datetime(2026, 12, 5, 22, 31, 7, 123456, tzinfo=UTC)
+    history: list[dict[str, Any]] = [{"role": "user", "content": ASK}]
+    backend, called = turn(proxy, at, history)
+    assert backend == "cloud" and called.tool_calls
+    history += [
+        called.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": called.tool_calls[0].id, "content": "Sunny, 22C"},
+    ]
+    backend, answered = turn(proxy, at + timedelta(seconds=1, microseconds=7), history)
+    assert backend == "cloud" and answered.content
+    history += [
+        {"role": "assistant", "content": answered.content},
+        {"role": "user", "content": CODE},
+    ]
+    # the next day, past midnight: a fraction of no microseconds, as `isoformat` writes it
+    assert turn(proxy, at + timedelta(hours=2, microseconds=-123456), history)[0] == "cloud"
+    running = proxy[0]
+    assert running.components.ledger is not None
+    running.components.ledger.flush()
+    with Ledger(tmp_path / "ledger") as ledger:
+        rows = ledger.sql("SELECT count(*), count(DISTINCT conversation) FROM records")
+    assert rows == [(3, 1)]
+
+
+# Keys of these prompts made by the router before clock text was masked (`secret` b"k" * 32,
+# caller "alice"): a ledger's conversations group across the upgrade.
+LONG = "Rules follow. " * 200  # 2,800 characters
+BEFORE = {
+    "You are a helpful AI assistant.": "f923e3bb7c822157",
+    "Serve on 127.0.0.1:8080 (ratio 16:9, John 3:16, MAC 00:1a:2b:3c:4d:5e, IPv6 fe80::1:22, "
+    "v1.2.3, build 2026.12, run 20261205, id 2026-13-45, in 2026; 1/2 cup).": "c341aba4bb5256cd",
+    LONG: "3f3ee2e11f0aa6cb",
+    # clock text past the 2,048 characters the key reads, within the span masked with them
+    LONG[:2060] + "System time: 2026-12-05T22:31:07.123456+00:00" + LONG[2060:]: "3f3ee2e11f0aa6cb",
+    LONG + "Today's date is 2026-12-05.": "3f3ee2e11f0aa6cb",
+}
+
+
+@pytest.mark.parametrize("system", BEFORE, ids=["plain", "near-clock", "long", "late", "far"])
+def test_a_prompt_without_clock_text_keeps_its_key(system: str) -> None:
+    assert conversation_key(opening(system), {}, "alice", b"k" * 32) == BEFORE[system]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("2026-12-05T22:31:07.123456+00:00", "2026-12-06T00:00:00+00:00"),
+        ("2026-12-05T22:31:07.123Z", "2026-12-05T22:31:08.9Z"),
+        ("Today's date is 2026-12-05.", "Today's date is 2026-12-06."),
+        ("Today's date: Sat Dec 05 2026", "Today's date: Sun Dec 06 2026"),
+        ("Saturday, December 5, 2026 at 11:59 PM", "Sunday, December 6, 2026 at 12:01 AM"),
+        ("Current Time: 12/5/2026, 9:12:03 PM", "Current Time: 12/6/2026, 10:01:00 AM"),
+        ("It is 22:31 now.", "It is 22:32:01.5 now."),
+    ],
+)
+def test_clock_text_is_no_part_of_the_key(one: str, other: str) -> None:
+    """Times and dates as agents write them; a cut that falls inside one masks it whole."""
+    for lead in ("Be brief. ", "x" * 2040):
+        keys = {conversation_key(opening(lead + stamp), {}, "c") for stamp in (one, other)}
+        assert len(keys) == 1
+    assert conversation_key(opening(one), {}, "c") != conversation_key(opening(one, CODE), {}, "c")
+
+
+def opening(system: str, ask: str = ASK) -> dict[str, Any]:
+    return {"messages": [{"role": "system", "content": system}, {"role": "user", "content": ask}]}
