@@ -23,7 +23,7 @@ from evals.asked import ASKED
 from evals.endpoint import Ask, TransportProblem, parse_answer
 from router.attempt_errors import Cut, Malformed, Timeout, Unreachable, UpstreamError
 from router.config import Backend as BackendSettings
-from router.relay import usage_of
+from router.ledger.usage import usage_of
 from router.reply_checks import misshapen, unfinished
 from router.span_attributes import finish_attributes, usage_attributes
 from router.tracing import Tracing

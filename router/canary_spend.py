@@ -25,8 +25,9 @@ from evals.asked import ASKED
 from evals.endpoint import Ask
 from evals.results import CaseResult
 from router.config import Backend as BackendSettings
+from router.ledger.usage import usage_of
 from router.record import Record, Usage
-from router.relay import Tally, usage_of
+from router.relay import Tally
 from router.reply_checks import answerless, misshapen
 from router.request_size import estimate_prompt_tokens, estimate_tokens
 

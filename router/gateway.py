@@ -30,6 +30,7 @@ from router.errors import (
     error_kind,
     internal_error,
 )
+from router.ledger.usage import usage_of
 from router.policy import (
     Demand,
     Plan,
@@ -41,12 +42,12 @@ from router.policy import (
 )
 from router.record import Api, Outcome, Record, Usage
 from router.refusals import refusal_of
-from router.relay import Tally, usage_of
+from router.relay import Tally
+from router.responses_kept import remember
 from router.routing_headers import is_private, target_of
 from router.stored_responses import StoredResponses, carried
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
-from router.translate.pairing import native
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -294,15 +295,9 @@ class Gateway:
         call.record.served_model = settings.model  # a stream's TTFT: the relay, at its first token
         return committed
 
-    def finish_whole(self, call: Call, committed: Committed) -> None:
-        """A non-streamed reply was sent in full."""
-        tally = Tally(keep_text=self.keep_text(call))
-        tally.api = call.api
-        try:
-            if committed.parsed is not None:
-                tally.see(committed.parsed)
-        finally:  # the attempt ends whatever reading the reply did: its span names the reasons
-            self.dispatcher.finish_attempt(committed, said=tally.finish_reasons)
+    def finish_whole(self, call: Call, committed: Committed, tally: Tally) -> None:
+        """A non-streamed reply, read into `tally` before it was sent, was sent in full."""
+        self.dispatcher.finish_attempt(committed, said=tally.finish_reasons)
         translation = committed.reply.translation
         tally.usage_final = translation is None or not translation.usage_estimated
         tally.wrapped = translation.wrapped if translation else frozenset()
@@ -356,10 +351,7 @@ class Gateway:
             estimate = max(usage.completion_tokens, size.estimate_tokens(generated))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
-        if record.backend and call.api == "responses":  # a chat backend's: the router made it
-            home = record.backend if native(call.api, self.config.backend(record.backend)) else None
-            made = (tally.response_id, home, record.conversation or "", call.plan.intent)
-            self.stored.made(call.api, call.body, record.caller, *made, tally.output_items())
+        self.remember(call, tally)  # if it was not as its end went out
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = str(tally.text)
         if self.pricing is not None and record.backend:
@@ -371,6 +363,10 @@ class Gateway:
             call_sink.call_finished(call, tally)
         self.tracing.end(handoff)
         self.tracing.finish_request(call.span, record, tally.finish_reasons)
+
+    def remember(self, call: Call, tally: Tally) -> None:
+        """Keep a Responses answer for the turns that continue it (`router.responses_kept`)."""
+        remember(self.stored, self.config, call, tally)
 
     def refused(self, record: Record) -> None:
         """Hand the record of a request refused before `prepare` returned (`router.api.refusal`)

@@ -29,8 +29,7 @@ from router.backends.base import Translation
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import RouterError, cancellation, internal_error, stream_error_event
 from router.first_token import carries_output
-from router.ledger.usage import normalize_usage
-from router.record import CHAT_APIS, Api, Usage
+from router.record import CHAT_APIS, Api
 from router.reply_checks import UNFINISHED, misshapen, unfinished
 from router.sse import DONE, Data, Written, event
 from router.stall import Stall
@@ -71,6 +70,7 @@ class Tally:
     call_keys: dict[int, CallKeys] = field(default_factory=dict)
     keep_text: bool = False
     done: bool = False
+    remembered: bool = False  # a Responses answer, kept for the turns continuing it (once)
     stopped: bool = False  # a chat choice ended with a reason that says it did not finish
     api: Api = "chat"
     sequence: int = -1  # the last Responses `sequence_number` seen
@@ -196,15 +196,22 @@ class Tally:
 Finish = Callable[[Call, Tally], None]
 
 
+def _keep_nothing(call: Call, tally: Tally) -> None:
+    """No answer kept as its end goes out (a relay outside the gateway's)."""
+
+
 async def relay(
     call: Call,
     committed: Committed,
     dispatcher: Dispatcher,
     finish: Finish,
     tally: Tally | None = None,
+    remember: Finish = _keep_nothing,
 ) -> AsyncIterator[bytes]:
     """Yield the client's stream; always hands the record to `finish` exactly once. The
-    caller may pass the tally to fill (`keep_text` set as it wants), to read it after."""
+    caller may pass the tally to fill (`keep_text` set as it wants), to read it after.
+    `remember` gets the tally holding the answer's terminal event before the event is sent:
+    its client may continue the answer at once (`router.responses_kept`)."""
     tally = tally or Tally(api=call.api)
     tally.translation = translation = committed.reply.translation
     tally.secrets = lambda: committed.backend.secret_values()
@@ -213,11 +220,15 @@ async def relay(
     try:
         chunk, broken = _forward(committed.first_events, call, tally)
         if chunk:
+            if tally.done:
+                remember(call, tally)
             yield chunk
         if broken is not None:
             raise broken
         if not tally.done:
             async for out in _rest(call, committed, tally):
+                if tally.done:  # the last chunk: `_rest` reads nothing after it
+                    remember(call, tally)
                 yield out
     except UpstreamError as error:
         error_kind = error.kind
@@ -379,18 +390,3 @@ def _reframed(raw: bytes, data: bytes) -> bytes:
     """`raw`'s event with `data` for its data: its `id:`, `event:` and `retry:` lines kept."""
     kept = [line for line in raw.splitlines() if line and not line.startswith(b"data:")]
     return b"".join(line + b"\n" for line in kept) + event(data)
-
-
-def usage_of(api: Api, usage: Any) -> Usage | None:
-    """An upstream's usage → normalised `Usage` (None when it gave none, or not an object:
-    a malformed usage must not cost the request its record)."""
-    if not isinstance(usage, dict) or not usage:
-        return None
-    if api in CHAT_APIS and ("input_tokens" in usage or "output_tokens" in usage):
-        # some chat upstreams name them as Anthropic and Responses do (a copy only then)
-        usage = {
-            **usage,
-            "prompt_tokens": usage.get("prompt_tokens") or usage.get("input_tokens"),
-            "completion_tokens": usage.get("completion_tokens") or usage.get("output_tokens"),
-        }
-    return normalize_usage(api, usage)

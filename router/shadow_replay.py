@@ -51,9 +51,9 @@ from router.comparison import (
 )
 from router.config import Config
 from router.config_sections import ShadowSettings
+from router.ledger.usage import usage_of
 from router.own_load import ReplayObserver, Slot
 from router.record import Record, ShadowDropReason, Usage
-from router.relay import usage_of
 from router.shadow_names import live_names, renamed_calls, renamed_tools
 from router.shadow_queue import parsed_body
 from router.shadow_reply import ShadowReply, parse_reply

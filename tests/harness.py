@@ -371,14 +371,18 @@ class RunningRouter(Running):
 
 
 @contextmanager
-def router(config: Config, port: int | None = None) -> Iterator[RunningRouter]:
+def router(
+    config: Config, port: int | None = None, wrap: Callable[[Any], Any] | None = None
+) -> Iterator[RunningRouter]:
     """The router in a thread, on `port` (default: any free one); leaving it stops the
     router as a SIGTERM stops `serve` (uvicorn's `should_exit`, the components told as the
-    drain starts, then the lifespan)."""
+    drain starts, then the lifespan). `wrap`: an ASGI app around the router's, between it
+    and uvicorn (a test that watches or holds what the router sends)."""
     port = port or free_port()
     components = build(config)
     components.listen = f"127.0.0.1:{port}"  # as `serve` says where it listens
     app = create_app(config, components)
+    app = wrap(app) if wrap is not None else app
     settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
     settings.timeout_graceful_shutdown = 5
     server = DrainingServer(settings, components.shutting_down)  # no heap settling: tests

@@ -222,13 +222,19 @@ async def _whole(
     raw = _raw(decision_headers(call))
     raw.append((b"content-length", str(len(body)).encode()))
     raw.append(_JSON)
+    # read before it is sent: a Responses answer is kept for the turn continuing it before
+    # its client can send that turn (`router.responses_kept`); a bug here is `abandon`'s
+    tally = Tally(keep_text=gateway.keep_text(call), api=call.api)
+    if committed.parsed is not None:
+        tally.see(committed.parsed)
+    gateway.remember(call, tally)
     reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
     try:
         reply.started = True
         await send({"type": "http.response.start", "status": 200, "headers": raw})
         await send({"type": "http.response.body", "body": body})
     finally:
-        gateway.finish_whole(call, committed)  # the record, even if the client went away
+        gateway.finish_whole(call, committed, tally)  # the record, even if the client went away
 
 
 async def _stream(
@@ -243,7 +249,7 @@ async def _stream(
     # `relay` is an async generator function: closing it runs its `finally` (the record).
     stream = cast(
         AsyncGenerator[bytes, None],
-        relay(call, committed, gateway.dispatcher, gateway.finish, tally),
+        relay(call, committed, gateway.dispatcher, gateway.finish, tally, gateway.remember),
     )
     try:
         # The start goes out with the first chunk (the relay has it at hand, read before the

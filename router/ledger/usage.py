@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-from router.record import Api, Usage
+from router.record import CHAT_APIS, Api, Usage
 
 log = logging.getLogger("smf_router.ledger.usage")
 
@@ -84,3 +84,18 @@ def normalize_usage(api: Api, usage: dict[str, Any] | None, estimated: bool = Fa
         # litellm's name for Anthropic's cache writes behind a chat backend (inside the prompt)
         cache_write_tokens=_int(prompt.get("cache_write_tokens")),
     )
+
+
+def usage_of(api: Api, usage: Any) -> Usage | None:
+    """An upstream's usage → normalised `Usage` (None when it gave none, or not an object:
+    a malformed usage must not cost the request its record)."""
+    if not isinstance(usage, dict) or not usage:
+        return None
+    if api in CHAT_APIS and ("input_tokens" in usage or "output_tokens" in usage):
+        # some chat upstreams name them as Anthropic and Responses do (a copy only then)
+        usage = {
+            **usage,
+            "prompt_tokens": usage.get("prompt_tokens") or usage.get("input_tokens"),
+            "completion_tokens": usage.get("completion_tokens") or usage.get("output_tokens"),
+        }
+    return normalize_usage(api, usage)

@@ -9,7 +9,8 @@ import orjson
 import pytest
 
 from router.comparison import Reply, compare_tool_calls
-from router.relay import Tally, usage_of
+from router.ledger.usage import usage_of
+from router.relay import Tally
 from router.shadow_reply import cut_by_limit
 from router.translate import anthropic_reply, responses_reply, responses_whole
 from tests.agent_apis.chat_chunks import TOOL_STREAM, USAGE, chunk, run, whole_reply

@@ -14,7 +14,8 @@ import httpx
 import openai
 import pytest
 
-from router import dispatch, relay
+from router import dispatch
+from router.ledger.usage import usage_of
 from router.record import Usage
 from tests.harness import Attempts, Collect, Running, RunningRouter, config_for, router, simulator
 from tests.router.faulty_pair import FAST, ask, faulty_pair
@@ -146,9 +147,9 @@ def test_a_steady_stream_past_the_total_deadline_is_a_timeout_not_a_stall(
 def test_usage_of_reads_a_usage_that_is_not_an_object_as_none() -> None:
     """What kept a malformed upstream usage ("n/a") from raising in `Gateway.finish` and
     losing the record (the simulator cannot send one, so this is checked where it broke)."""
-    assert relay.usage_of("chat", "n/a") is None
-    assert relay.usage_of("chat", {"prompt_tokens": "many", "completion_tokens": 3}) == Usage(
+    assert usage_of("chat", "n/a") is None
+    assert usage_of("chat", {"prompt_tokens": "many", "completion_tokens": 3}) == Usage(
         prompt_tokens=0, completion_tokens=3
     )
-    named_otherwise = relay.usage_of("chat", {"input_tokens": 5, "output_tokens": 2})
+    named_otherwise = usage_of("chat", {"input_tokens": 5, "output_tokens": 2})
     assert named_otherwise == Usage(prompt_tokens=5, completion_tokens=2)
