@@ -257,7 +257,7 @@ def before_reminder(text: str, start: int, end: int) -> int:
 def without_reminder(text: str) -> str:
     """`text` without the reminder of Aider's edit format that ends it (`before_reminder`):
     a session's first ask as its later requests' history holds it, which keys it
-    (`router.request.conversation_key`)."""
+    (`router.conversation.conversation_key`)."""
     end = before_reminder(text, 0, len(text))
     return text if end == len(text) else text[:end]
 

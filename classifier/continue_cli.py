@@ -4,7 +4,7 @@
 day's date in its `<env>` block and a snapshot of `git status` in a `<context
 name="gitStatus">` block. `cn --resume` is a new run of the same session: its prompt differs
 from the first run's as soon as a file changed or a day went by, and the conversation key
-(`router.request.conversation_key`), which hashes the system prompt, made the resumed
+(`router.conversation.conversation_key`), which hashes the system prompt, made the resumed
 session another conversation, split in two in the ledger and without its pin (found in
 review). Its built-in tools are `classifier.harness_tools`'.
 """

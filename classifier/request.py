@@ -198,7 +198,7 @@ def first_ask(messages: list[Any]) -> object:
     """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or None: the message the classifier reads as the first, which keys a conversation too
-    (`router.request.conversation_key`)."""
+    (`router.conversation.conversation_key`)."""
     return _first(messages, None, aider.is_aiders(messages))[0]
 
 
@@ -327,7 +327,7 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     crush's title text (`classifier.crush`), else without the reminder of Aider's ask or
     context mode (`classifier.aider.without_mode_reminder`); any other as it is. What the
     classifier reads of an ask (`view`), `explain` measures (`view_cut`) and the
-    conversation key hashes (`router.request.conversation_key`): each cleaned it apart, and
+    conversation key hashes (`router.conversation.conversation_key`): each cleaned it apart, and
     a crush title call's key hashed the fixed words the classifier leaves out."""
     content = crush.title_ask(message, messages)
     if isinstance(message, dict) and content is not message.get("content"):

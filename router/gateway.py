@@ -23,6 +23,7 @@ from router.auth import Caller
 from router.backend_state import BackendState
 from router.backends.base import Backend
 from router.config import Config
+from router.conversation import conversation_key, prompt_text, server_thread
 from router.dispatch import Call, Committed, Dispatcher
 from router.errors import (
     RouterError,
@@ -175,8 +176,8 @@ class Gateway:
         )
         try:
             intent = carried(self._classify(view, target, span, traffic), continued)
-            conversation = (continued.conversation if continued else "") or req.conversation_key(
-                view, headers, caller.name, self.conversation_secret, req.server_thread(api, body)
+            conversation = (continued.conversation if continued else "") or conversation_key(
+                view, headers, caller.name, self.conversation_secret, server_thread(api, body)
             )
             demand = self._demand(api, body, target, private, conversation, home)
             the_plan = self._plan(intent, target, demand)
@@ -222,7 +223,7 @@ class Gateway:
             auto_routed=target.mode == "auto",
             private=demand.private,
             # read from the view already made (store_text only): the latest user message
-            prompt_text=req.prompt_text(view) if self.config.ledger.store_text else None,
+            prompt_text=prompt_text(view) if self.config.ledger.store_text else None,
         )
         wants_usage = bool((body.get("stream_options") or {}).get("include_usage"))
         forwarded = {k: v for k in FORWARDED_HEADERS if (v := headers.get(k))}

@@ -5,7 +5,6 @@ The rest of the body is the backend's business and passes through untouched.
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import re
 import traceback
@@ -13,17 +12,12 @@ from typing import Any
 
 import orjson
 
-from classifier.aider import without_reminder
-from classifier.continue_cli import without_snapshot
-from classifier.request import ask_content, first_ask
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
-from router.stored_responses import conversation_of
 from router.translate.native_responses import only_own_reasoning
 from router.translate.responses_items import OWN_REASONING
 from router.translate.view import chat_view
-from router.translate.wire import TEXT_PARTS, content_text
 
 log = logging.getLogger("smf_router")
 
@@ -35,27 +29,6 @@ _REQUEST_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 # and then failed, blamed on a backend. 128 (serde_json's default limit too) leaves room for
 # that wrapping; no real schema, tool argument or metadata nests anywhere near it.
 MAX_JSON_DEPTH = 128
-KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
-# Clock text (`clockless`): an ISO 8601 date, with a time and zone or without; a date with
-# a month's name (JavaScript's `toDateString`, "Saturday, December 5, 2026", "5 Dec 2026");
-# M/D/YYYY; a time of day. Never next to a digit, a colon or a dot: "3:16", a port, a MAC or
-# IPv6 address is none. No match is longer than `_CLOCK_SPAN`.
-_TIME = (
-    r"(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:\s?[AaPp]\.?[Mm]\b\.?)?"
-    r"|\d:[0-5]\d(?::[0-5]\d)?\s?[AaPp]\.?[Mm]\b\.?"  # H:MM only with AM or PM
-)
-_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
-_NAMED = (
-    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},? )?"
-    rf"(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{1,2}} {_MONTH},? \d{{4}})"
-)
-_CLOCK = re.compile(
-    rf"(?<![\d:.])(?:{_DATE}(?:[T ](?:{_TIME})(?:Z|[+-]\d\d(?::?\d\d)?)?)?"
-    rf"|{_NAMED}|\d{{1,2}}/\d{{1,2}}/\d{{4}}|{_TIME})(?![\d:])"
-)
-_CLOCK_SPAN = 64  # the longest match is 40 characters
-CLOCK = "<clock>"
 
 
 def parse_json(raw: bytes) -> dict[str, Any]:
@@ -291,110 +264,6 @@ def identified(headers: dict[str, str]) -> dict[str, str]:
     refusal each read it, and a new id made by each named one request three ways (a 500
     raised while planning answered an id no span held; found in review)."""
     return {**headers, "x-request-id": request_id(headers)}
-
-
-def conversation_key(
-    body: dict[str, Any], headers: Any, caller: str, secret: bytes = b"", thread: str | None = None
-) -> str:
-    """A stable, non-reversible key for the conversation (never the text itself), keyed
-    with `secret` so that a guess at a `user` or a prompt cannot be checked against it
-    (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
-    sending one session id are two conversations, and neither pins the other's backend.
-
-    A session id (Claude Code's header, `prompt_cache_key`) names one conversation, and so
-    does `thread`, what a Responses turn names stored on the server (`server_thread`): such a
-    turn sends only its new items, no first user message (a turn continuing a response the
-    router knows takes that response's key instead: `router.stored_responses`). OpenAI's
-    `user` names an end user, the same on every chat of theirs: it only tells apart one
-    opening sent by two users, mixed with the system prompt and first user message. Taken as
-    the key alone, one math chat pinned all that user's later chats, of any intent, to the
-    cloud for the sliding TTL.
-
-    The first user message is the one the classifier reads as the first ask
-    (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
-    are the same in every session of the agent's, and Aider's example conversation made all
-    of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
-    (found in review). Its content is its user's words (`_users_words`): the first request's
-    first ask is the later ones'. The system prompt is read without its clock text
-    (`clockless`): an agent that writes the time into it keyed every turn apart."""
-    digest = hashlib.blake2b(digest_size=8, key=secret)
-    _hash_part(digest, caller)
-    session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
-    if session or thread:
-        _hash_part(digest, f"session:{session}" if session else f"thread:{thread}")
-        return digest.hexdigest()
-    user = body.get("user")
-    _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
-    messages = body.get("messages")
-    messages = messages if isinstance(messages, list) else []
-    first: object = None
-    for message in messages:  # the system prompt: what comes before the first user message
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role in ("system", "developer"):
-            _hash_part(digest, clockless(without_snapshot(str(message.get("content")))))
-        elif role == "user":
-            first = first_ask(messages) or message
-            break
-    if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
-        _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
-    return digest.hexdigest()
-
-
-def clockless(system: str) -> str:
-    """The first `KEY_CHARS` of a system prompt, its dates and times (`_CLOCK`) each read as
-    `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
-    every model call, so each turn of one tool loop was a conversation of its own, and no pin
-    held (found running it). Dates too: a session that crosses midnight stays one; two
-    sessions still differ by their first ask. Only `KEY_CHARS + _CLOCK_SPAN` are read, so a
-    clock text across the cut is masked whole, and a prompt without one keys as it always
-    did (its first `KEY_CHARS` characters)."""
-    return _CLOCK.sub(CLOCK, system[: KEY_CHARS + _CLOCK_SPAN])[:KEY_CHARS]
-
-
-def _users_words(message: dict[str, Any], messages: list[Any]) -> object:
-    """The content of the user message `message` of `messages` as its user wrote it, which
-    the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
-    (`classifier.request.ask_content`: without Aider's ask or context mode's reminder, the
-    ask inside crush's title text), without the reminder of Aider's edit format after it
-    (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank
-    line's break, the ask mode's empty reminder a blank line)."""
-    content = ask_content(message, messages)
-    return without_reminder(content).rstrip() if isinstance(content, str) else content
-
-
-def server_thread(api: Api, body: dict[str, Any]) -> str | None:
-    """What a Responses turn names stored on the server, for its conversation key: the
-    conversation (the Conversations API's, the same on every turn), else the response it
-    continues when the router does not know it (made before a restart, or forgotten): the
-    turns after it continue responses it knows and take this key from them."""
-    if api != "responses":
-        return None
-    conversation = conversation_of(body)
-    if conversation:
-        return f"conversation:{conversation}"
-    previous = body.get("previous_response_id")
-    return f"response:{previous}" if isinstance(previous, str) and previous else None
-
-
-def _hash_part(digest: hashlib.blake2b, text: str) -> None:
-    """One part of a key, length first: parts that run together could not be told apart
-    (caller `a` with user `bc` against caller `ab` with user `c`)."""
-    data = text.encode(errors="replace")
-    digest.update(len(data).to_bytes(4, "big") + data)
-
-
-def prompt_text(view: dict[str, Any]) -> str:
-    """The prompt this request adds, for the ledger's texts table (`ledger.store_text`): the
-    text of the latest user message of the request's chat view (the whole conversation on
-    every turn would store an agent's history over and over), as its user wrote it
-    (`_users_words`): crush's title text or Aider's reminders were stored as the prompt."""
-    messages: list[Any] = view.get("messages") or []
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return content_text(_users_words(message, messages), "\n", TEXT_PARTS)
-    return ""
 
 
 def readable_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:

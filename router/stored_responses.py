@@ -27,7 +27,7 @@ whole input; a name given to another key hands it the ids; keys added to an open
 refuse every id made before.
 
 A turn that continues a stored response carries neither the first user message nor a
-session id, so the conversation key read from it (`router.request.conversation_key`) was
+session id, so the conversation key read from it (`router.conversation.conversation_key`) was
 one of the caller's `user` and instructions alone: every chained turn of every session
 with the same instructions shared it, and a sticky pin from one session's cloud turn held
 the others' (found in review). So each reply keeps, beside its backend, its turn's
@@ -109,7 +109,7 @@ def key(caller: str, response_id: str) -> str:
 def conversation_slot(caller: str, conversation: str, secret: bytes) -> str:
     """The conversation table's key: a hash of one caller's conversation id, each part length
     first (caller `a` with id `bc` is not caller `ab` with id `c`), keyed with the ledger's
-    `secret` as conversation keys are (`router.request.conversation_key`): 32 hex digits,
+    `secret` as conversation keys are (`router.conversation.conversation_key`): 32 hex digits,
     however long the id."""
     digest = hashlib.blake2b(digest_size=16, key=secret)
     for part in (caller, conversation):

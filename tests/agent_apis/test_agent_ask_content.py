@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from classifier.crush import TITLE_OPENING, TITLE_SYSTEM_END, TITLE_TAIL
-from router.request import conversation_key
+from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained, streamed_headers
 from tests.agent_shapes.aider import aider_body, reminded
 from tests.harness import Collect, RunningRouter

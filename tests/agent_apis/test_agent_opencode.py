@@ -24,7 +24,7 @@ import pytest
 
 from classifier.opencode import COMPACTED, TITLE_ASK
 from classifier.request import first_ask, view
-from router.request import conversation_key
+from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers
 from tests.agent_docs import agent_section

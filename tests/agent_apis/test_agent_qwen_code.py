@@ -25,7 +25,7 @@ import pytest
 
 from classifier.qwen import SETUP_REPLY, SUMMARY_REPLY
 from router.config import parse
-from router.request import conversation_key
+from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers
 from tests.agent_docs import agent_section

@@ -22,7 +22,7 @@ from typing import Any
 import httpx
 import pytest
 
-from router.request import conversation_key, prompt_text
+from router.conversation import conversation_key, prompt_text
 from router.translate.view import chat_view
 from tests.agent_apis.agent_stack import anthropic_client
 from tests.agent_apis.agent_stack import explained as explain

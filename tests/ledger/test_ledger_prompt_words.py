@@ -1,5 +1,5 @@
 """`ledger.store_text` keeps the latest ask as its user wrote it, as the classifier reads
-it and the conversation key hashes it (`router.request.prompt_text`): crush's title text
+it and the conversation key hashes it (`router.conversation.prompt_text`): crush's title text
 and Aider's reminders, an agent's fixed words around the ask, were stored as the prompt.
 Through a live router and a simulator, with the official `openai` SDK and the real ledger.
 """

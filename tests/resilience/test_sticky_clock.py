@@ -16,8 +16,8 @@ import openai
 import pytest
 
 from router.config import DEFAULT_ROUTES
+from router.conversation import conversation_key
 from router.ledger import Ledger
-from router.request import conversation_key
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
 

@@ -1,4 +1,5 @@
-"""A Continue CLI (`cn`) session resumed is one conversation (`router.request.conversation_key`).
+"""A Continue CLI (`cn`) session resumed is one conversation
+(`router.conversation.conversation_key`).
 
 `cn` writes the day's date and a snapshot of `git status` into its system prompt at each
 run's start, and `cn --resume` is a new run: a file changed since, or a day gone by, gave the
@@ -18,7 +19,7 @@ import openai
 import pytest
 
 from classifier.continue_cli import OPENING
-from router.request import conversation_key
+from router.conversation import conversation_key
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
 

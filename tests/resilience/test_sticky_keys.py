@@ -14,7 +14,7 @@ import openai
 import pytest
 
 from router.config import hash_key
-from router.request import conversation_key
+from router.conversation import conversation_key
 from tests.agent_shapes.aider import aider_body
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 from tests.resilience.conftest import FAST, until
