@@ -96,10 +96,20 @@ def clockless(system: str) -> str:
     `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
     every model call, so each turn of one tool loop was a conversation of its own, and no pin
     held (found running it). Dates too: a session that crosses midnight stays one; two
-    sessions still differ by their first ask. Only `KEY_CHARS + _CLOCK_SPAN` are read, so a
-    clock text across the cut is masked whole, and a prompt without one keys as it always
-    did (its first `KEY_CHARS` characters)."""
-    return _CLOCK.sub(CLOCK, system[: KEY_CHARS + _CLOCK_SPAN])[:KEY_CHARS]
+    sessions still differ by their first ask. The cut is at the prompt's own `KEY_CHARS`th
+    character, a clock text across it masked whole (`_CLOCK_SPAN` more are read for it):
+    cut after masking, each clock before it moved the cut, and a clock it then split changed
+    the key each hour (found in review). A prompt without one keys as it always did."""
+    text = system[: KEY_CHARS + _CLOCK_SPAN]
+    parts: list[str] = []
+    done = 0  # the prompt's characters read so far
+    for clock in _CLOCK.finditer(text):
+        if clock.start() >= KEY_CHARS:
+            break
+        parts += (text[done : clock.start()], CLOCK)
+        done = clock.end()
+    parts.append(text[done:KEY_CHARS])
+    return "".join(parts)
 
 
 def _users_words(message: dict[str, Any], messages: list[Any]) -> object:

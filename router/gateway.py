@@ -153,7 +153,8 @@ class Gateway:
         `explain` only looks."""
         req.validate(api, body)
         # a reference to an item the router made is that item from here on (`stored_items`)
-        body = self.stored.items.expanded(body, caller.name) if api == "responses" else body
+        limit = self.config.server.max_body_bytes  # what the references may add
+        body = self.stored.items.expanded(body, caller.name, limit) if api == "responses" else body
         target = self._target(body, headers)
         view = req.readable_view(api, body)
         private = is_private(caller, headers)

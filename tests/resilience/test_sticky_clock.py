@@ -139,5 +139,17 @@ def test_clock_text_is_no_part_of_the_key(one: str, other: str) -> None:
     assert conversation_key(opening(one), {}, "c") != conversation_key(opening(one, CODE), {}, "c")
 
 
+@pytest.mark.parametrize("at", [2048 - 40, 2048 - 5, 2048 + 20, 2048 + 57])
+def test_clocks_before_the_cut_do_not_move_it(at: int) -> None:
+    """Seven log stamps early in the prompt, a time near the cut: masked first and cut
+    after, the stamps pulled the cut forward, and a time they then split ("Now: 10") keyed
+    every hour apart (found in review)."""
+    stamps = "".join(f"2026-12-0{day}T08:00:00.000000 ok\n" for day in range(1, 8))
+    lead = stamps + "x" * (at - len(stamps))
+    times = ("10:20:30", "10:29:59", "11:05:00", "23:59:59")
+    keys = {conversation_key(opening(f"{lead}Now: {time} end"), {}, "c") for time in times}
+    assert len(keys) == 1
+
+
 def opening(system: str, ask: str = ASK) -> dict[str, Any]:
     return {"messages": [{"role": "system", "content": system}, {"role": "user", "content": ask}]}

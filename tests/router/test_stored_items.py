@@ -5,12 +5,15 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 import pytest
 
 from router import request
-from router.errors import BadRequest
+from router.errors import BadRequest, BodyTooLarge
 from router.stored_items import SizedTable, StoredItems
 from router.stored_responses import KEPT_S, StoredResponses
+
+LIMIT = 1 << 20
 
 
 class Clock:
@@ -40,7 +43,10 @@ def test_the_bytes_held_are_bounded_oldest_out_and_counted_out_however_they_leav
     table.remember("c", b"123456")  # 12 > 10: the least recently kept, b, goes
     assert (table.get("b"), table.bytes) == (None, 8)
     table.remember("d", b"x" * 11)  # larger than the whole budget: kept by nothing
+    assert (table.get("d"), len(table), table.bytes) == (None, 2, 8)  # and pushes none out
+    table.resize(0.0, 100)  # kept for no time: nothing, and no bytes
     assert (len(table), table.bytes) == (0, 0)
+    table.resize(10.0, 100)
     table.remember("e", b"123")
     clock.now = 10.0  # expired, found so on reading it
     assert (table.get("e"), table.bytes) == (None, 0)
@@ -56,11 +62,12 @@ def test_a_reference_is_its_callers_item_and_the_routers_reasoning_none() -> Non
     items = StoredItems(KEPT_S, 10, Clock())
     items.keep("alice", [message("msg_1"), {"type": "reasoning", "id": "rs_smf_1"}])
     body = named("rs_smf_1", "msg_1", "msg_2")
-    assert items.expanded(body, "alice")["input"] == [message("msg_1"), named("msg_2")["input"][0]]
-    assert items.expanded(body, "bob")["input"] == named("msg_1", "msg_2")["input"]
+    expected = [message("msg_1"), named("msg_2")["input"][0]]
+    assert items.expanded(body, "alice", LIMIT)["input"] == expected
+    assert items.expanded(body, "bob", LIMIT)["input"] == named("msg_1", "msg_2")["input"]
     assert len(items.table) == 1  # reasoning is not kept
     plain = {"input": [message("msg_1")]}
-    assert items.expanded(plain, "alice") is plain  # nothing named: the body itself
+    assert items.expanded(plain, "alice", LIMIT) is plain  # nothing named: the body itself
 
 
 def test_an_item_expanded_is_kept_again_and_a_copy() -> None:
@@ -68,11 +75,11 @@ def test_an_item_expanded_is_kept_again_and_a_copy() -> None:
     items = StoredItems(KEPT_S, 2, Clock())
     items.keep("alice", [message("msg_1")])
     items.keep("alice", [message("msg_2")])
-    expanded = items.expanded(named("msg_1"), "alice")["input"][0]
+    expanded = items.expanded(named("msg_1"), "alice", LIMIT)["input"][0]
     expanded["content"][0]["text"] = "changed"  # the kept item is its own
     items.keep("alice", [message("msg_3")])  # the least recently kept, msg_2, goes
-    assert items.expanded(named("msg_2"), "alice") == named("msg_2")
-    assert items.expanded(named("msg_1"), "alice")["input"] == [message("msg_1")]
+    assert items.expanded(named("msg_2"), "alice", LIMIT) == named("msg_2")
+    assert items.expanded(named("msg_1"), "alice", LIMIT)["input"] == [message("msg_1")]
 
 
 def test_only_a_stored_response_the_router_made_keeps_its_items() -> None:
@@ -81,7 +88,7 @@ def test_only_a_stored_response_the_router_made_keeps_its_items() -> None:
     stored.made("responses", {}, "alice", "resp_a", None, output=output)
     stored.made("responses", {}, "alice", "resp_b", "local", output=[message("msg_b")])
     stored.made("responses", {"store": False}, "alice", "resp_c", None, output=[message("msg_c")])
-    kept = stored.items.expanded(named("msg_a", "fc_a", "msg_b", "msg_c"), "alice")["input"]
+    kept = stored.items.expanded(named("msg_a", "fc_a", "msg_b", "msg_c"), "alice", LIMIT)["input"]
     assert [item["type"] for item in kept] == ["message", "function_call", *["item_reference"] * 2]
     assert kept[1] == output[1]
     stored.resize(1)  # a reload resizes the items with the ids
@@ -94,3 +101,16 @@ def test_an_input_naming_only_the_routers_reasoning_is_refused() -> None:
     with pytest.raises(BadRequest, match="or references to them") as refused:
         request.validate("responses", only)
     assert refused.value.param == "input"
+
+
+def test_references_that_name_more_than_the_body_limit_are_a_413() -> None:
+    """One large item named again and again: each reference a copy, 3,000 of them 2 GB held
+    and sent on (found in review). What the references add is bounded as a body is."""
+    items = StoredItems(KEPT_S, 100, Clock())
+    items.keep("alice", [message("msg_1", "x" * 1000)])
+    limit = 4 * len(orjson.dumps(message("msg_1", "x" * 1000)))
+    assert len(items.expanded(named(*["msg_1"] * 4), "alice", limit)["input"]) == 4
+    with pytest.raises(BodyTooLarge) as refused:
+        items.expanded(named(*["msg_1"] * 5), "alice", limit)
+    assert (refused.value.status, refused.value.param) == (413, "input")
+    assert items.expanded(named(*["msg_9"] * 50), "alice", 10)["input"]  # not held: no bytes
