@@ -40,6 +40,7 @@ from router.retirement import Retirement
 from router.silence import QUEUED, SILENT, Life, silent
 from router.span_attributes import finish_attributes
 from router.sse import Data, EventBuffer
+from router.stored_items import Own
 from router.tracing import NO_SPAN, Tracing
 from router.translate import exchange
 
@@ -79,6 +80,8 @@ class Call:
     # front keep the body as received (`raw_body`) and the relay the answer text, to replay
     sampled: bool = False
     raw_body: bytes | None = None
+    # a Responses turn's own input, kept with the answer the router makes (`stored_items`)
+    own: Own | None = None
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:
         """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it

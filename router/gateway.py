@@ -152,15 +152,15 @@ class Gateway:
         """`traffic`: a request to serve. Only traffic is traced and counted as classified;
         `explain` only looks."""
         req.validate(api, body)
-        # a reference to an item the router made is that item from here on (`stored_items`)
-        limit = self.config.server.max_body_bytes  # what the references may add
-        body = self.stored.items.expanded(body, caller.name, limit) if api == "responses" else body
+        # before the span: a turn continuing another caller's response is refused
+        home, continued = self.stored.lookup(api, body, caller.name, self.config.backend_names)
+        # what the router made is told whole from here on, in place of a reference to an
+        # item or a response (`StoredResponses.whole`): the classifier reads it all
+        limit = self.config.server.max_body_bytes  # what the router's items may add
+        body, own = self.stored.whole(api, body, caller.name, continued, limit)
         target = self._target(body, headers)
         view = req.readable_view(api, body)
         private = is_private(caller, headers)
-        # before the span: a turn continuing another caller's response, or one the router
-        # made over chat, is refused
-        home, continued = self.stored.lookup(api, body, caller.name, self.config.backend_names)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         # What raises after it all the same (a bug, a 500) ends it, with its open child.
@@ -183,7 +183,7 @@ class Gateway:
             demand = self._demand(api, body, target, private, conversation, home)
             the_plan = self._plan(intent, target, demand)
             call = self._call(api, body, caller, headers, view, the_plan, demand, conversation)
-            call.span = span
+            call.span, call.own = span, own
             return call
         except Exception as error:  # refused by the front (`router.api.front`): a 4xx or a 500
             self.tracing.end_raised(span, error)
@@ -267,7 +267,7 @@ class Gateway:
                 "confidence": call.plan.intent.confidence,
                 "source": call.plan.intent.source,
             },
-            "classifier": classifier.explain(req.readable_view(api, body)),  # what classify read
+            "classifier": classifier.explain(req.readable_view(api, call.body)),  # as read
             "mode": call.plan.target.mode,
             "route": call.plan.route,
             # why the route is not the intent's label, when it is not (`route_for`'s reason)

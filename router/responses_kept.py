@@ -2,7 +2,8 @@
 
 The router keeps, for each Responses answer, where it lives (`router.stored_responses`: a
 backend that speaks Responses, for `previous_response_id`) and, when it made the answer
-itself over a chat backend, its output items (`router.stored_items`, for `item_reference`).
+itself over a chat backend, its output items and the turn's own input (`router.stored_items`,
+for `item_reference` and for `previous_response_id`).
 A client continues an answer as soon as it has the end of it: the Vercel AI SDK's tool loop
 starts its next step at `response.completed`, as does an `openai` SDK loop. Kept as the
 record was finished, in the relay's `finally` after the terminal event went out, a next
@@ -29,11 +30,12 @@ from router.translate.pairing import native
 
 def remember(stored: StoredResponses, config: Config, call: Call, tally: Tally) -> None:
     """Keep the Responses answer `tally` saw in `stored`, once: its id where it lives (None:
-    the router made it from a chat backend's answer, and keeps its output items)."""
+    the router made it from a chat backend's answer, and keeps its output items and the
+    turn's own input, `call.own`)."""
     record = call.record
     if tally.remembered or not record.backend or call.api != "responses":
         return
     tally.remembered = True
     home = record.backend if native(call.api, config.backend(record.backend)) else None
     made = (tally.response_id, home, record.conversation or "", call.plan.intent)
-    stored.made(call.api, call.body, record.caller, *made, tally.output_items())
+    stored.made(call.api, call.body, record.caller, *made, tally.output_items(), call.own)

@@ -32,16 +32,32 @@ first out, resized with them by a reload), and by `KEPT_BYTES`: a response id is
 bytes, an item an answer's whole text, and 50,000 answers could hold gigabytes. A reference
 the router expands keeps its item again (its age restarts): an agent sends every earlier
 item of its session on each turn, and the first ones must last as long as the session does.
+
+A client storing its responses may continue one by id instead (`previous_response_id`:
+pydantic-ai's `openai_previous_response_id="auto"`, LangChain's `use_previous_response_id`,
+the OpenAI Agents SDK's `auto_previous_response_id`), sending only its new items. OpenAI
+reads the effective input of the response named (its own chain, recursively), then its
+output, then the new items; `instructions` and tools are not carried (each turn sends its
+own). A response the router made over chat is held by no backend, and such a turn was a
+400. So the router keeps, with each such response's items, the turn that made it (`Own`):
+its own new input (references expanded) and the response it continued, not the whole
+input again (turn n would hold n turns, a session's history n times over), in the same
+table, under the same bounds. A turn continuing one is that conversation whole, without
+the id (`history`): a chat backend gets it translated, a backend speaking Responses as
+sent, holding no such id. A link the table no longer holds (or a chain longer than
+`MAX_TURNS`) is a 400 naming it: the conversation cannot be told whole, and continued
+without it the model would answer a conversation cut short without saying so.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
 
-from router.errors import BodyTooLarge
+from router.errors import BadRequest, BodyTooLarge
 from router.sticky import Table
 from router.translate.native_responses import own_reasoning
 from router.translate.responses_request import is_reference
@@ -50,6 +66,39 @@ from router.translate.responses_request import is_reference
 KEPT_BYTES = 64 * 1024 * 1024
 # The output items a later turn can name, as the router makes them (`responses_items`).
 KEPT_TYPES = frozenset({"message", "function_call", "custom_tool_call"})
+# The responses a turn may continue, one chain: past it, or in a loop (a backend that gave
+# two answers one id), the walk stops with a 400 rather than run on.
+MAX_TURNS = 10_000
+
+
+@dataclass(frozen=True, slots=True)
+class Own:
+    """A Responses turn's own input items (references expanded), and the response the router
+    made that it continues (None: none), kept with the response that answers it."""
+
+    previous: str | None
+    items: list[Any]
+
+
+class ChainBroken(BadRequest):
+    """A response the router made continues one it no longer holds (or a chain past
+    `MAX_TURNS`): the conversation cannot be told whole. OpenAI's code for an id it does
+    not hold."""
+
+    code = "previous_response_not_found"
+
+    def __init__(self, named: str, missing: str | None) -> None:
+        if missing is None:
+            why = f"continues a chain of more than {MAX_TURNS} responses, or one that loops"
+        elif missing == named:
+            why = "is a response the router made from a chat backend's answer and no longer holds"
+        else:
+            why = f"continues {missing!r}, which the router made and no longer holds"
+        super().__init__(
+            f"previous_response_id {named!r} {why} (it keeps a bounded number of them, 30 "
+            "days at most): send the conversation's whole input instead, as with store: false",
+            param="previous_response_id",
+        )
 
 
 class SizedTable(Table[bytes]):
@@ -80,7 +129,34 @@ class SizedTable(Table[bytes]):
 
 def _slot(caller: str, item_id: str) -> str:
     """The table's key: one caller's item, as `stored_responses.key` keys a response."""
-    return f"{caller}\0{item_id}"
+    return f"item\0{caller}\0{item_id}"
+
+
+def _turn_slot(caller: str, response_id: str) -> str:
+    """The key of the turn that made one caller's response: no item's (`_slot`), whatever
+    id a client's reference names."""
+    return f"turn\0{caller}\0{response_id}"
+
+
+def own_items(items: Any) -> list[Any]:
+    """A Responses `input` as items: a string is one user message."""
+    if isinstance(items, str):
+        return [{"type": "message", "role": "user", "content": items}]
+    return list(items) if isinstance(items, list) else []
+
+
+def starts(items: list[Any]) -> bool:
+    """Whether a turn sent without `previous_response_id` starts a conversation (messages of
+    the caller's only, no model's answer in it), and so is kept for a turn continuing it by
+    id. A client that sends its whole conversation each turn (the Vercel AI SDK, storing)
+    never continues by id: kept, its every turn's input held the conversation again, and
+    what the router held grew as the square of its turns (found in review)."""
+    return all(
+        isinstance(item, dict)
+        and item.get("type", "message") == "message"
+        and item.get("role") in ("user", "system", "developer")
+        for item in items
+    )
 
 
 class StoredItems:
@@ -89,13 +165,53 @@ class StoredItems:
     def __init__(self, ttl_s: float, max_entries: int, clock: Callable[[], float]) -> None:
         self.table = SizedTable(ttl_s, max_entries, KEPT_BYTES, clock)
 
-    def keep(self, caller: str, output: Sequence[Any]) -> None:
-        """The items of `output` a later turn of `caller`'s can name (`KEPT_TYPES`)."""
+    def keep(
+        self, caller: str, output: Sequence[Any], response_id: str = "", own: Own | None = None
+    ) -> None:
+        """The items of `output` a later turn of `caller`'s can name (`KEPT_TYPES`), and the
+        turn that made `response_id` (`own`), for a turn continuing it (`history`)."""
+        kept: list[str] = []
         for item in output:
             if isinstance(item, dict) and item.get("type") in KEPT_TYPES:
                 named = item.get("id")
                 if isinstance(named, str) and named:
                     self.table.remember(_slot(caller, named), orjson.dumps(item))
+                    kept.append(named)
+        if own is not None and response_id and response_id != own.previous:
+            turn = {"previous": own.previous, "input": own.items, "output": kept}
+            self.table.remember(_turn_slot(caller, response_id), orjson.dumps(turn))
+
+    def history(self, caller: str, response_id: str, limit: int) -> list[Any] | None:
+        """The conversation up to and with `caller`'s response `response_id`, oldest first:
+        each turn's own input, then the items it answered with; None when the router holds
+        no such turn. Raises `ChainBroken` when a response it continues is no longer held,
+        and `BodyTooLarge` past `limit` bytes (`server.max_body_bytes`), as the conversation
+        sent whole would be."""
+        turns: list[list[Any]] = []
+        seen: set[str] = set()
+        size = 0
+        at: str | None = response_id
+        while at is not None:
+            if at in seen or len(seen) == MAX_TURNS:
+                raise ChainBroken(response_id, None)
+            seen.add(at)
+            raw = self._raw(_turn_slot(caller, at))
+            turn = None if raw is None else orjson.loads(raw)
+            answer = [self._raw(_slot(caller, named)) for named in turn["output"]] if turn else []
+            if raw is None or None in answer:
+                if at == response_id and raw is None:
+                    return None
+                raise ChainBroken(response_id, at)
+            size += len(raw) + sum(len(item or b"") for item in answer)
+            if size > limit:
+                raise BodyTooLarge(
+                    f"the conversation that previous_response_id {response_id!r} continues "
+                    f"holds more than the limit of {limit} bytes",
+                    param="previous_response_id",
+                )
+            turns.append(turn["input"] + [orjson.loads(item or b"null") for item in answer])
+            at = turn["previous"]
+        return [item for turn in reversed(turns) for item in turn]
 
     def expanded(self, body: dict[str, Any], caller: str, limit: int) -> dict[str, Any]:
         """`body` with each reference to an item the router made for `caller` as that item,
@@ -114,7 +230,7 @@ class StoredItems:
             if not isinstance(named, str):
                 out.append(item)
             elif not own_reasoning(item):
-                kept = self._kept(caller, named)
+                kept = self._raw(_slot(caller, named))
                 added += len(kept or b"")
                 if added > limit:
                     raise BodyTooLarge(
@@ -125,9 +241,20 @@ class StoredItems:
                 out.append(item if kept is None else orjson.loads(kept))
         return {**body, "input": out}
 
-    def _kept(self, caller: str, item_id: str) -> bytes | None:
-        """The item `item_id` of `caller`'s as kept, kept again (see the module's docstring)."""
-        slot = _slot(caller, item_id)
+    def _item(self, caller: str, item_id: str) -> dict[str, Any] | None:
+        """The item `item_id` of `caller`'s, kept again (see the module's docstring)."""
+        return self._kept(_slot(caller, item_id))
+
+    def _kept(self, slot: str) -> dict[str, Any] | None:
+        """What the table holds at `slot`, read, and kept again (its age restarts)."""
+        raw = self._raw(slot)
+        if raw is None:
+            return None
+        value: dict[str, Any] = orjson.loads(raw)
+        return value
+
+    def _raw(self, slot: str) -> bytes | None:
+        """What the table holds at `slot`, as kept, and kept again."""
         kept = self.table.get(slot)
         if kept is not None:
             self.table.remember(slot, kept)

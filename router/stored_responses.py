@@ -12,9 +12,10 @@ turned off (`sticky_ttl_s: 0`) does not turn it off. An id it does not know (mad
 restart, or by a backend reached around the router) is routed as before, to a backend that
 speaks Responses itself (`policy._unfit`: a chat one holds no state to continue).
 
-A reply the router made itself, translating a chat backend's answer, is stored nowhere
-(only its items are, for a later `item_reference`: `router.stored_items`): a turn
-continuing it is refused at once, one clear 400 (it reached the chat backend, whose
+A reply the router made itself, translating a chat backend's answer, no backend holds:
+the router keeps its items and the turn that made it (`router.stored_items`), and a turn
+continuing it becomes the whole conversation, without the id, before it is classified or
+routed (`whole`), for any backend (sent as it was, it reached the chat backend, whose
 translation refused it as if the backend had, or a vLLM that answered its own 404: found
 in review). Ids are kept per caller, as conversation keys are, and a private caller is
 never told where one lives. Another caller's id is refused as OpenAI refuses an id it does
@@ -69,7 +70,7 @@ from classifier.intent import Intent
 from router.errors import BadRequest
 from router.record import Api
 from router.sticky import StickyTable, Table
-from router.stored_items import StoredItems
+from router.stored_items import ChainBroken, Own, StoredItems, own_items, starts
 
 # How long an id is kept: OpenAI stores a response for 30 days; vLLM until it restarts.
 # `sticky_max_entries` bounds the table, least recently made first out.
@@ -166,8 +167,8 @@ class StoredResponses:
         """The turn `body` continues (`continued`), and its backend when `caller` made it and
         it is still configured (one a reload removed leaves the turn routed as before): one
         look in the tables per request, for the pin and for the key and intent it carries.
-        Raises `ResponseNotFound` for another caller's response, and a `BadRequest` for one
-        the router made over chat: none holds it."""
+        Raises `ResponseNotFound` for another caller's response. One the router made over
+        chat (`MADE_OVER_CHAT`) is in no backend: `whole` tells its conversation."""
         turn = self.continued(api, body, caller)
         backend = turn.backend if turn else None
         previous = body.get("previous_response_id") if api == "responses" else None
@@ -175,14 +176,33 @@ class StoredResponses:
             owner = self.owners.get(previous)
             if owner is not None and owner != caller:
                 raise ResponseNotFound(previous)
-            if backend == MADE_OVER_CHAT:
-                raise BadRequest(
-                    f"previous_response_id names a response the router made itself from a "
-                    f"chat backend's answer ({previous!r}); no backend stored it, so it cannot "
-                    "be continued by id: send the whole input instead (as with store: false)",
-                    param="previous_response_id",
-                )
         return (backend if backend in configured else None), turn
+
+    def whole(
+        self, api: Api, body: dict[str, Any], caller: str, continued: Turn | None, limit: int
+    ) -> tuple[dict[str, Any], Own | None]:
+        """`body` with what the router made for `caller` in place of what names it: each
+        reference to an item as the item (`StoredItems.expanded`), and a response it made
+        (`previous_response_id`) as the conversation up to it, before the turn's own input,
+        without the id (`StoredItems.history`), at most `limit` bytes of each; and the turn's
+        own input, to keep with its answer (None: it continues a backend's response, which
+        that backend keeps, or it sends a conversation whole, `starts`). `continued`: the
+        turn `lookup` found. Raises `ChainBroken` for a response made over chat whose
+        conversation the router no longer holds whole."""
+        if api != "responses":
+            return body, None
+        body = self.items.expanded(body, caller, limit)
+        own = own_items(body.get("input"))
+        previous = body.get("previous_response_id")
+        if not isinstance(previous, str) or not previous:
+            return body, Own(None, own) if starts(own) else None
+        history = self.items.history(caller, previous, limit)
+        if history is None:
+            if continued is not None and continued.backend == MADE_OVER_CHAT:
+                raise ChainBroken(previous, previous)
+            return body, None  # a backend's: it goes there as sent
+        told = {name: value for name, value in body.items() if name != "previous_response_id"}
+        return {**told, "input": history + own}, Own(previous, own)
 
     def continued(self, api: Api, body: dict[str, Any], caller: str) -> Turn | None:
         """The turn that made the response `body` continues (`previous_response_id`), or else
@@ -207,10 +227,12 @@ class StoredResponses:
         conversation: str = "",
         intent: Intent | None = None,
         output: Sequence[Any] = (),
+        own: Own | None = None,
     ) -> None:
         """`backend`, which speaks Responses itself, answered `caller` with `response_id`
         (None: the router made it, translating a chat backend's answer, whose `output` items
-        it keeps), in the turn keyed `conversation` and read as `intent`. Not one asked not
+        it keeps, and the turn's `own` input: `whole`), in the turn keyed `conversation` and
+        read as `intent`. Not one asked not
         to store it (`store: false`): there is nothing to continue, as a backend would say.
         The conversation `body` names lives on `backend` from now on, whatever `store` says
         (the server adds the turn)."""
@@ -225,7 +247,7 @@ class StoredResponses:
         self.table.remember(key(caller, response_id), turn)
         self.owners.remember(response_id, caller)
         if not backend:
-            self.items.keep(caller, output)
+            self.items.keep(caller, output, response_id, own)
 
     def resize(self, max_entries: int) -> None:
         self.table.resize(KEPT_S, max_entries)

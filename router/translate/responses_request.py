@@ -22,7 +22,9 @@ Reasoning items and hosted tools (`web_search`, `file_search`, …: they run at 
 no chat equivalent and are dropped; `dropped_tools` names the tools dropped, for the log.
 `previous_response_id` and `conversation` need server-side state a chat backend does not
 have, and `background: true` a server that runs the response while no one waits: the
-translator refuses them (the policy sends them to no chat backend). Pure.
+translator refuses them (the policy sends them to no chat backend). A turn continuing a
+response the router made over chat carries no such id by then: the gateway told it whole
+(`router.stored_responses.whole`). Pure.
 
 Attachments chat can carry become its parts: an image by URL, audio. What it cannot (a
 file, inline or by URL, or an image by its id in OpenAI's file store) becomes a placeholder

@@ -210,23 +210,30 @@ def sent(servers: dict[str, Running]) -> dict[str, dict[str, int]]:
 
 
 @pytest.mark.parametrize("follow", [FOLLOW_MATH, FOLLOW_CODE])
-def test_a_response_the_router_made_over_chat_is_one_clear_400_never_sent(
+def test_a_response_the_router_made_over_chat_is_continued_whole_never_by_its_id(
     over_chat: RunningRouter, servers: dict[str, Running], follow: str
 ) -> None:
-    """Its id is the router's own: no backend holds it. A math follow-up reached the cloud,
-    whose translation refused it as a 400 naming the cloud and counted as its attempt; a
-    coding one reached local, whose 404 said only "not found" (found in review)."""
+    """Its id is the router's own: no backend holds it. Sent on, a math follow-up reached the
+    cloud, whose translation refused it as a 400 naming the cloud and counted as its
+    attempt; a coding one reached local, whose 404 said only "not found" (found in review);
+    then it was a 400 before anything was sent. The router keeps what it made and tells the
+    conversation whole (`router.stored_items`): whichever backend the follow-up's intent
+    leads to serves it, chat (the cloud) or Responses (local), and neither gets the id."""
     sdk = openai_client(over_chat)
     first = sdk.responses.with_raw_response.create(model="auto", input=MATH)
     assert first.headers["x-smf-backend"] == "cloud"
-    records, before = collected(over_chat), sent(servers)
-    with pytest.raises(openai.BadRequestError) as refused:
-        sdk.responses.create(model="auto", input=follow, previous_response_id=first.parse().id)
-    assert refused.value.param == "previous_response_id"
-    assert "the router made itself" in refused.value.message
-    assert not refused.value.response.headers.get("x-smf-backend")  # none was tried
-    assert sent(servers) == before
-    assert all(a.outcome == "skipped" for r in records.records for a in r.attempts)
+    records = collected(over_chat)
+    second = sdk.responses.with_raw_response.create(
+        model="auto", input=follow, previous_response_id=first.parse().id
+    )
+    backend = second.headers["x-smf-backend"]
+    assert backend == ("local" if follow == FOLLOW_CODE else "cloud")
+    body = servers[backend].stats()["last_request"]
+    assert "previous_response_id" not in body
+    told = body["input"] if backend == "local" else body["messages"]
+    assert len(told) == 3  # the ask, its answer, the follow-up
+    (record,) = records.records
+    assert record.status == 200 and record.backend == backend
 
 
 @pytest.mark.parametrize(

@@ -123,14 +123,18 @@ def test_server_state_with_no_backend_speaking_responses_is_a_400_naming_the_fie
     assert "a chat backend holds no stored state" in error.message
 
 
-def test_a_response_made_over_chat_is_refused_and_ids_are_each_callers_own() -> None:
+def test_a_response_made_over_chat_is_told_whole_and_ids_are_each_callers_own() -> None:
+    """No backend holds one the router made: it pins nowhere, and its conversation is told
+    whole (`whole`); kept without its turn's input (`own`), it cannot be, and is refused."""
     stored, names = StoredResponses(10), {"local", "cloud"}
     turn, made = {"previous_response_id": "resp_1"}, {"previous_response_id": "resp_chatcmpl-2"}
     stored.made("responses", {}, "alice", "resp_1", "cloud")
     stored.made("responses", {}, "alice", "resp_chatcmpl-2", None)  # translated: the router's
     assert stored.home("responses", turn, "alice", names) == "cloud"
+    home, continued = stored.lookup("responses", made, "alice", names)
+    assert home is None and continued is not None
     with pytest.raises(BadRequest) as refused:
-        stored.home("responses", made, "alice", names)
+        stored.whole("responses", made, "alice", continued, 1 << 20)
     assert refused.value.param == "previous_response_id"
     for body, response_id in ((turn, "resp_1"), (made, "resp_chatcmpl-2")):
         with pytest.raises(ResponseNotFound) as foreign:  # another caller's: refused, not sent

@@ -10,7 +10,7 @@ import pytest
 
 from router import request
 from router.errors import BadRequest, BodyTooLarge
-from router.stored_items import SizedTable, StoredItems
+from router.stored_items import ChainBroken, Own, SizedTable, StoredItems
 from router.stored_responses import KEPT_S, StoredResponses
 
 LIMIT = 1 << 20
@@ -114,3 +114,65 @@ def test_references_that_name_more_than_the_body_limit_are_a_413() -> None:
         items.expanded(named(*["msg_1"] * 5), "alice", limit)
     assert (refused.value.status, refused.value.param) == (413, "input")
     assert items.expanded(named(*["msg_9"] * 50), "alice", 10)["input"]  # not held: no bytes
+
+
+def user(text: str) -> dict[str, Any]:
+    return {"role": "user", "content": text}
+
+
+def test_a_chain_is_each_turns_own_input_then_its_answer_oldest_first() -> None:
+    """Each response keeps only its turn's own input and the one it continues: the walk
+    tells the conversation whole, without any turn's instructions or tools."""
+    stored, names = StoredResponses(10), {"cloud"}
+    ask = {"instructions": "be terse", "tools": [{"type": "function", "name": "f"}]}
+    first, own = stored.whole("responses", {**ask, "input": "one"}, "alice", None, LIMIT)
+    assert first == {**ask, "input": "one"} and own is not None and own.previous is None
+    stored.made("responses", first, "alice", "resp_1", None, output=[message("msg_1")], own=own)
+    second = {"input": [user("two")], "previous_response_id": "resp_1"}
+    whole, own = stored.whole(
+        "responses", second, "alice", stored.continued("responses", second, "alice"), LIMIT
+    )
+    said_one = {"type": "message", "role": "user", "content": "one"}
+    assert whole == {"input": [said_one, message("msg_1"), user("two")]}
+    assert own is not None and own.previous == "resp_1" and own.items == [user("two")]
+    stored.made("responses", second, "alice", "resp_2", None, output=[message("msg_2")], own=own)
+    third = {"input": "three", "previous_response_id": "resp_2", "instructions": "now"}
+    told, _ = stored.whole("responses", third, "alice", None, LIMIT)
+    said_three = {"type": "message", "role": "user", "content": "three"}
+    assert told == {
+        "input": [said_one, message("msg_1"), user("two"), message("msg_2"), said_three],
+        "instructions": "now",
+    }
+    bob, mine = stored.whole("responses", third, "bob", None, LIMIT)  # not his: as sent
+    assert (bob, mine) == (third, None)
+    assert stored.lookup("responses", third, "alice", names)[0] is None  # pinned nowhere
+
+
+def test_a_link_no_longer_held_is_a_400_naming_it() -> None:
+    stored = StoredResponses(10)
+    _, own = stored.whole("responses", {"input": "one"}, "alice", None, LIMIT)
+    stored.made("responses", {}, "alice", "resp_1", None, output=[message("msg_1")], own=own)
+    second = {"input": "two", "previous_response_id": "resp_1"}
+    _, own = stored.whole("responses", second, "alice", None, LIMIT)
+    stored.made("responses", {}, "alice", "resp_2", None, output=[message("msg_2")], own=own)
+    del stored.items.table._entries["turn\0alice\0resp_1"]  # pushed out
+    with pytest.raises(ChainBroken) as broken:
+        stored.whole(
+            "responses", {"input": "3", "previous_response_id": "resp_2"}, "alice", None, LIMIT
+        )
+    assert broken.value.param == "previous_response_id"
+    assert "'resp_2' continues 'resp_1', which the router made and no longer holds" in str(
+        broken.value.message
+    )
+    assert "whole input" in broken.value.message and "store: false" in broken.value.message
+
+
+def test_an_answer_reusing_the_id_it_continues_keeps_no_loop() -> None:
+    """A backend may give two answers one id: a loop ends in a 400, never walks on."""
+    items = StoredItems(KEPT_S, 10, Clock())
+    items.keep("alice", [message("msg_1")], "resp_1", Own("resp_2", []))
+    items.keep("alice", [message("msg_2")], "resp_2", Own("resp_1", []))
+    items.keep("alice", [message("msg_3")], "resp_2", Own("resp_2", []))  # itself: not kept
+    with pytest.raises(ChainBroken, match="or one that loops"):
+        items.history("alice", "resp_2", LIMIT)
+    assert items.history("alice", "resp_9", LIMIT) is None  # not held: a backend's
