@@ -196,11 +196,11 @@ class StoredItems:
                 raise ChainBroken(response_id, None)
             seen.add(at)
             raw = self._raw(_turn_slot(caller, at))
-            turn = None if raw is None else orjson.loads(raw)
-            answer = [self._raw(_slot(caller, named)) for named in turn["output"]] if turn else []
+            if raw is None and at == response_id:
+                return None
+            turn: dict[str, Any] = orjson.loads(raw or b"{}")
+            answer = [self._raw(_slot(caller, named)) for named in turn.get("output", ())]
             if raw is None or None in answer:
-                if at == response_id and raw is None:
-                    return None
                 raise ChainBroken(response_id, at)
             size += len(raw) + sum(len(item or b"") for item in answer)
             if size > limit:

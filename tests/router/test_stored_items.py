@@ -176,3 +176,39 @@ def test_an_answer_reusing_the_id_it_continues_keeps_no_loop() -> None:
     with pytest.raises(ChainBroken, match="or one that loops"):
         items.history("alice", "resp_2", LIMIT)
     assert items.history("alice", "resp_9", LIMIT) is None  # not held: a backend's
+
+
+def test_a_turn_sending_its_conversation_whole_keeps_no_input() -> None:
+    """A client storing its responses but sending its whole conversation each turn (the
+    Vercel AI SDK) never continues by id: its turns' inputs are not kept, or what the router
+    held grew as the square of the turns (found in review)."""
+    stored = StoredResponses(100)
+    conversation: list[Any] = []
+    for turn in range(1, 21):
+        conversation.append(user(f"ask {turn} " + "x" * 500))
+        whole, own = stored.whole("responses", {"input": conversation}, "alice", None, LIMIT)
+        assert (own is None) == (turn > 1)  # the first is a start: kept, small
+        answer = message(f"msg_{turn}", "y" * 500)
+        stored.made("responses", whole, "alice", f"resp_{turn}", None, output=[answer], own=own)
+        conversation.append(answer)
+    assert stored.items.table.bytes < 20 * 1200  # each answer once, one first ask: linear
+    more = {"input": "more", "previous_response_id": "resp_20"}
+    with pytest.raises(ChainBroken):  # continued by id after all: told to send it whole
+        stored.whole(
+            "responses", more, "alice", stored.continued("responses", more, "alice"), LIMIT
+        )
+
+
+def test_a_conversation_larger_than_the_body_limit_is_a_413() -> None:
+    stored = StoredResponses(100)
+    previous: str | None = None
+    for turn in range(1, 6):
+        body = {"input": "x" * 1000, **({"previous_response_id": previous} if previous else {})}
+        whole, own = stored.whole("responses", body, "alice", None, LIMIT)
+        stored.made("responses", whole, "alice", f"resp_{turn}", None, output=[], own=own)
+        previous = f"resp_{turn}"
+    continuing = {"input": "next", "previous_response_id": previous}
+    assert len(stored.whole("responses", continuing, "alice", None, 6000)[0]["input"]) == 6
+    with pytest.raises(BodyTooLarge) as refused:
+        stored.whole("responses", continuing, "alice", None, 4000)
+    assert (refused.value.status, refused.value.param) == (413, "previous_response_id")
