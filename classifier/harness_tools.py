@@ -11,7 +11,7 @@ from __future__ import annotations
 # leaves them out of the names the name rule compares (`classifier.request`); they still
 # count as tools offered, for the tools prior. Exact names: a chat app's own `web_search` or
 # `getTodo` can still be named, and so can an agent's MCP tools (`mcp__server__tool`), which
-# Claude Code offers after some twenty of its own (`classifier.request.scanned_tools` reads
+# Claude Code offers after some twenty of its own (`classifier.toolset.scanned_tools` reads
 # past these). Single words (Bash, Read) have no pair of words to name, and are listed so
 # the set reads as the agents' whole harness.
 _CLAUDE_CODE_TOOLS = (  # tests/agent_shapes/claude_code.py, with older and newer names

@@ -13,28 +13,22 @@ reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
 (`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
 fixed text is read (`classifier.crush`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
-read past the bound on tools (`scanned_tools`).
+read past the bound on tools (`classifier.toolset`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
 from classifier import aider, crush, opencode, qwen
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.harness_tools import (
-    GENERAL_HARNESS_SIGN,
-    GENERAL_HARNESS_TOOLS,
-    HARNESS_SEEN,
-    HARNESS_TOOLS,
-)
 from classifier.tool_choice import forced, legacy_tools
+from classifier.toolset import tool_names
 
 SYSTEM_CHARS = 300
-TOOL_CHARS = 600
 SCAN_MESSAGES = 64
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
 # 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
@@ -44,16 +38,7 @@ SCAN_MESSAGES = 64
 # a round; beyond it, the first user message decides alone, as it did past 64.
 SCAN_ROLES = 4096
 SCAN_PARTS = 16
-SCAN_TOOLS = 16
-# How many tools are looked at, at most, for `SCAN_TOOLS` of the request's own: an agent's
-# built-in tools (`classifier.harness_tools.HARNESS_TOOLS`) are not counted. Claude Code offers
-# some twenty of its own before its MCP tools, so the first 16 tools held none of those,
-# and "create an issue" could never name `mcp__github__create_issue` (found in review).
-SCAN_TOOLS_READ = 64
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
-_NONE: frozenset[str] = frozenset()
-# The coding agents' built-in tools that a general harness does not offer as its own
-_CODING_ONLY = HARNESS_TOOLS - GENERAL_HARNESS_TOOLS
 
 
 class RequestView(NamedTuple):
@@ -240,58 +225,6 @@ def _has_text(message: object) -> bool:
     return any(text and not text.isspace() for text in _part_texts(content))
 
 
-def _tool_names(tools: list[Any]) -> tuple[str, bool]:
-    """The names of the offered tools a request can name, space-separated, to `TOOL_CHARS`:
-    what it must name to ask for them (`rules.asks_for_tools`). Not their descriptions: an
-    agent's tools are described in everyday words (Claude Code's Bash "executes a given bash
-    command", Codex's update_plan "a list of plan items"), and two of them shared with an ask
-    made "Make the export command write a CSV file" tool_calling (found in review). Nor an
-    agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
-    tools read say the tools are an agent's harness, nor a general harness's
-    (`GENERAL_HARNESS_TOOLS`, when all of `GENERAL_HARNESS_SIGN` are read), which count
-    for no coding agent's. The tools read are `scanned_tools`', with the names it looked up
-    (`_scanned`): each is looked up once. Also whether they are a coding agent's harness."""
-    names = [name for _, name in _scanned(tools) if isinstance(name, str)]
-    general = GENERAL_HARNESS_SIGN.issubset(names)
-    own = _CODING_ONLY if general else HARNESS_TOOLS
-    agent = sum(name in own for name in names) >= HARNESS_SEEN
-    built_in = HARNESS_TOOLS if agent else _NONE
-    if general:
-        built_in = built_in | GENERAL_HARNESS_TOOLS
-    if built_in:
-        names = [name for name in names if name not in built_in]
-    return " ".join(name[:200] for name in names)[:TOOL_CHARS], agent
-
-
-def scanned_tools(tools: list[Any]) -> Iterator[Any]:
-    """The tools read for their names: the first `SCAN_TOOLS` that are not an agent's
-    built-ins (`HARNESS_TOOLS`), and the built-ins before and among them, from the first
-    `SCAN_TOOLS_READ` tools. What the router's view of other APIs keeps of a request's
-    tools, too (`router.translate.view`)."""
-    return (tool for tool, _ in _scanned(tools))
-
-
-def _scanned(tools: list[Any]) -> Iterator[tuple[Any, object]]:
-    """`scanned_tools`, each with its name (`tool_name`)."""
-    own = 0
-    for tool in islice(tools, SCAN_TOOLS_READ):
-        if own == SCAN_TOOLS:
-            return
-        name = tool_name(tool)
-        if not (isinstance(name, str) and name in HARNESS_TOOLS):
-            own += 1
-        yield tool, name
-
-
-def tool_name(tool: object) -> object:
-    """A tool's name, or whatever a body holds in its place: a chat tool keeps its name under
-    `function`, or under `custom` (a freeform tool); other APIs' at the top."""
-    if not isinstance(tool, dict):
-        return None
-    inner = tool.get("function") or tool.get("custom")
-    return (inner if isinstance(inner, dict) else tool).get("name")
-
-
 def view(body: object) -> RequestView:
     """Read a chat-completions body into a `RequestView`; never raises on odd input.
 
@@ -349,12 +282,12 @@ def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
-    tool_names, harness_tools = _tool_names(tools)
+    names, harness_tools = tool_names(tools)
     return RequestView(
         latest=latest,
         first=first,
         system=str(system)[:SYSTEM_CHARS],
-        tool_names=tool_names,
+        tool_names=names,
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=bool(tools) and forced(tool_choice),
         tools_disabled=tool_choice == "none",

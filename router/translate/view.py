@@ -6,7 +6,7 @@ few and the last `_TAIL` turns and the user's first and latest words between the
 agent's own text in a user turn is none: `classifier.harness.turn_asks`; a message the user
 typed mid-turn, in a Messages system turn, is some: `_typed`), the first and last
 `_PARTS` blocks of each (and of a tool result's own blocks), the tools the classifier reads
-(`classifier.request.scanned_tools`; those the tool choice allows or names first) and system
+(`classifier.toolset.scanned_tools`; those the tool choice allows or names first) and system
 blocks from each end, so a 200k-token conversation, or one turn of 300k blocks, costs what
 a short one does. Nor does it hold what no reader of it reads: an assistant turn's text and
 tool input (`_unread_cut`), the router's placeholder for an attachment chat cannot carry
@@ -31,7 +31,8 @@ from typing import Any
 from classifier.aider import is_aiders
 from classifier.harness import has_words, turn_asks
 from classifier.queued import queued_after
-from classifier.request import SCAN_MESSAGES, SCAN_ROLES, SCAN_TOOLS, scanned_tools
+from classifier.request import SCAN_MESSAGES, SCAN_ROLES
+from classifier.toolset import SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.translate import anthropic_request, instructions, responses_request
 

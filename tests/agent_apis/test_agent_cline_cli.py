@@ -20,7 +20,7 @@ import openai
 import pytest
 
 from classifier.harness_tools import HARNESS_TOOLS
-from classifier.request import tool_name
+from classifier.toolset import tool_name
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_docs import agent_section
 from tests.harness import Running, RunningRouter, config_for, router, simulator

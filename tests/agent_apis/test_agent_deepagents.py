@@ -22,7 +22,8 @@ import openai
 import pytest
 
 from classifier.harness_tools import GENERAL_HARNESS_TOOLS, HARNESS_TOOLS
-from classifier.request import tool_name, view
+from classifier.request import view
+from classifier.toolset import tool_name
 from tests.agent_apis.agent_stack import explained
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 

@@ -13,8 +13,8 @@ import orjson
 import pytest
 
 from classifier import classify, explain
-from classifier.request import SCAN_TOOLS_READ
 from classifier.request import view as request_view
+from classifier.toolset import SCAN_TOOLS_READ
 from router.translate import anthropic_request, responses_request
 from router.translate.view import chat_view
 from router.translate.wire import content_text

@@ -22,11 +22,11 @@ from classifier.request import (
     SCAN_ROLES,
     SYSTEM_CHARS,
     TAIL_BYTES,
-    TOOL_CHARS,
     clip,
     content_text,
     view,
 )
+from classifier.toolset import TOOL_CHARS
 from classifier.train import fit
 from tests.harness import VENV_BIN, breaks_on_call
 

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from classifier import classify, explain
 from classifier.harness_tools import HARNESS_SEEN, HARNESS_TOOLS
-from classifier.request import SCAN_TOOLS_READ, TOOL_CHARS, scanned_tools, view
+from classifier.request import view
+from classifier.toolset import SCAN_TOOLS_READ, TOOL_CHARS, scanned_tools
 from router.translate.view import chat_view
 from tests.agent_shapes import (
     CLAUDE_CODE_TOOLS,
