@@ -11,7 +11,10 @@ and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`)
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
 (`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
-fixed text is read (`classifier.crush`).
+fixed text is read (`classifier.crush`). Agent frameworks' texts are no coding agent's:
+of crewAI's task, its description and expected output are read (`classifier.crewai`), and
+its nudge after a tool and pydantic-ai's retry feedback (`classifier.pydantic_ai`) are
+passed over, none of them making the request an agent's session (`RequestView.harness_cut`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -20,9 +23,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crush, opencode, qwen
+from classifier import aider, crewai, crush, opencode, pydantic_ai, qwen
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -39,6 +42,8 @@ SCAN_MESSAGES = 64
 SCAN_ROLES = 4096
 SCAN_PARTS = 16
 _TEXT_PART_TYPES = {"text", "input_text", "output_text"}
+# Whose fixed user message one is (`_fixed`): a coding agent's, or an agent framework's
+_Own = Literal["agent", "framework"] | None
 
 
 class RequestView(NamedTuple):
@@ -62,7 +67,8 @@ class RequestView(NamedTuple):
     # message of an agent's text alone passed over, Aider's examples or fixed messages, or
     # opencode's or Qwen Code's own, passed over (`_fixed`), or an agent's built-in tools
     # offered (`HARNESS_SEEN` of `HARNESS_TOOLS`). Not a feature of the model's: a sign that
-    # the request is an agent's.
+    # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
+    # research and writing run on them as much as code.
     harness_cut: bool = False
 
 
@@ -166,10 +172,11 @@ def _user_messages(messages: list[Any]) -> _Asks:
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            if not _fixed(messages, last - back, aiders) and _asks(message, aiders):
+            own = _fixed(messages, last - back, aiders)
+            if own is None and _asks(message, aiders):
                 latest = message
                 break
-            harness = harness or _has_text(message)
+            harness = harness or (own != "framework" and _has_text(message))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
@@ -199,8 +206,8 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
             continue
         if message is latest:
             return message, harness
-        if _fixed(messages, index, aiders):
-            harness = True
+        if own := _fixed(messages, index, aiders):
+            harness = harness or own == "agent"
         elif _asks(message, aiders):
             return message, harness
         else:
@@ -208,12 +215,18 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
     return None, harness
 
 
-def _fixed(messages: list[Any], index: int, aiders: bool) -> bool:
-    """Whether the user message `messages[index]` is an agent's fixed message, passed over:
-    one of Aider's pairs in its requests (`aiders`), or one of opencode's or Qwen Code's own."""
+def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
+    """Whose fixed message the user message `messages[index]` is, passed over: a coding
+    agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
+    own), an agent framework's (crewAI's nudge after a tool, pydantic-ai's retry feedback),
+    which makes the request no agent's session; None for any other."""
     if aiders and aider.is_pair(messages, index):
-        return True
-    return opencode.passed_over(messages, index) or qwen.passed_over(messages, index)
+        return "agent"
+    if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
+        return "agent"
+    if crewai.passed_over(messages, index) or pydantic_ai.passed_over(messages, index):
+        return "framework"
+    return None
 
 
 def _has_text(message: object) -> bool:
@@ -256,16 +269,27 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
 
 
 def ask_content(message: object, messages: Sequence[Any]) -> object:
-    """The content of the ask `message` of `messages` as its user wrote it: the ask inside
-    crush's title text (`classifier.crush`), else without the reminder of Aider's ask or
-    context mode (`classifier.aider.without_mode_reminder`); any other as it is. What the
-    classifier reads of an ask (`view`), `explain` measures (`view_cut`) and the
-    conversation key hashes (`router.conversation.conversation_key`): each cleaned it apart, and
-    a crush title call's key hashed the fixed words the classifier leaves out."""
+    """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
+    words inside its frame (`classifier.crewai`), the ask inside crush's title text
+    (`classifier.crush`), else without the reminder of Aider's ask or context mode
+    (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
+    reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
+    hashes (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
+    call's key hashed the fixed words the classifier leaves out."""
+    return _ask_content(message, messages)[0]
+
+
+def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
+    """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
+    Aider's): not crewAI's, no coding agent (`classifier.rules.agent_session`)."""
+    sent = message.get("content") if isinstance(message, dict) else None
+    task = crewai.task_ask(message, messages)
+    if task is not sent:
+        return task, False
     content = crush.title_ask(message, messages)
-    if isinstance(message, dict) and content is not message.get("content"):
-        return content
-    return aider.without_mode_reminder(message, messages)
+    if content is sent:
+        content = aider.without_mode_reminder(message, messages)
+    return content, content is not sent
 
 
 def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView:
@@ -298,13 +322,13 @@ def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView
 
 
 def _read_ask(message: object, messages: list[Any], aiders: bool) -> tuple[str, bool]:
-    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether an agent's
-    text was cut from it: in it (`_read`) or around it (`ask_content`)."""
+    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether a coding
+    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`)."""
     if not isinstance(message, dict):
         return "", False
-    content = ask_content(message, messages)
+    content, around = _ask_content(message, messages)
     text, cut = _read(content, aiders)
-    return text, cut or content is not message.get("content")
+    return text, cut or around
 
 
 def _cut(message: object, messages: list[Any], aiders: bool) -> bool:
