@@ -3,7 +3,9 @@
 Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
 call to the first (or the named) tool with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call), anything else plain
-prose. Same prompt and seed, same answer.
+prose. A request for structured output (`response_format`, `text.format`) gets, where it
+would get text, a JSON document built from its schema the way tool arguments are. Same
+prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -16,6 +18,8 @@ import random
 import re
 from dataclasses import dataclass
 from typing import Any
+
+from router.simulator.instances import arguments_for, structured
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -77,6 +81,8 @@ class Prompt:
     after_tool_result: bool = False
     tool_required: bool = False
     continues: str = ""  # a prefill the server was asked to go on from (vLLM's chat)
+    # the JSON schema a structured-output request constrains the text to (`checks.output_schema`)
+    output_schema: dict[str, Any] | None = None
 
     @property
     def forces_call(self) -> bool:
@@ -98,6 +104,9 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(tool_calls=(tool_call(prompt),))
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
+    calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
+    if prompt.output_schema is not None and not calls:  # an agent's tools first, then its JSON
+        return Reply(text=structured(prompt.output_schema, prompt.user))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if prompt.tools and not prompt.tools_disabled:
@@ -203,59 +212,3 @@ def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
     return tuple(
         ToolCall(t.name, json.dumps(arguments_for(t.schema, prompt.user))) for t in prompt.tools
     )
-
-
-_STRING_HINTS = (
-    ("city", "Paris"),
-    ("location", "Paris, France"),
-    ("path", "src/main.py"),
-    ("file", "src/main.py"),
-    ("command", "ls -la"),
-    ("url", "https://example.com"),
-    ("email", "user@example.com"),
-    ("date", "2026-01-15"),
-    ("unit", "celsius"),
-)
-
-
-def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
-    """An argument object that satisfies a JSON schema's required fields (all if none).
-
-    vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
-    (`properties` a list, `required` a number) is read as absent: never a 500."""
-    props = _object(schema.get("properties"))
-    required = schema.get("required")
-    names = required if isinstance(required, list) and required else list(props)
-    return {
-        name: value_for(name, _object(props.get(name)), user)
-        for name in names
-        if isinstance(name, str)
-    }
-
-
-def _object(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
-    enum = schema.get("enum")
-    if isinstance(enum, list) and enum:
-        return enum[0]
-    kind = schema.get("type", "string")
-    if isinstance(kind, list):
-        kind = next((k for k in kind if k != "null"), "string")
-    if kind in ("integer", "number"):
-        low = schema.get("minimum", 1)
-        low = low if isinstance(low, int | float) else 1
-        return int(low) if kind == "integer" else float(low)
-    if kind == "boolean":
-        return True
-    if kind == "array":
-        return [value_for(name, _object(schema.get("items")), user)]
-    if kind == "object":
-        return arguments_for(schema, user)
-    lowered = name.lower()
-    for hint, value in _STRING_HINTS:
-        if hint in lowered:
-            return value
-    return " ".join(user.split()[:6]) or "example"

@@ -14,7 +14,7 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolCall
-from router.simulator.checks import check_chat, continued, stop_strings
+from router.simulator.checks import check_chat, continued, response_format, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
 from router.simulator.wire import (
@@ -35,7 +35,12 @@ from router.simulator.wire import (
 )
 
 
-def _prompt(messages: list[Any], body: dict[str, Any], continues: str = "") -> Prompt:
+def _prompt(
+    messages: list[Any],
+    body: dict[str, Any],
+    continues: str = "",
+    schema: dict[str, Any] | None = None,
+) -> Prompt:
     specs = tuple(
         tool_spec(fn, "parameters", f"tools.{index}.function.parameters")
         for index, t in enumerate(body.get("tools") or [])
@@ -54,6 +59,7 @@ def _prompt(messages: list[Any], body: dict[str, Any], continues: str = "") -> P
         after_tool_result=last.get("role") == "tool",
         tool_required=choice == "required",
         continues=continues,
+        output_schema=schema,
     )
 
 
@@ -119,6 +125,7 @@ class ChatApi:
         if not messages:
             raise bad_request("messages: Field required (a non-empty list).", "messages")
         continues = continued(body, profile)
+        schema = response_format(body, profile)
         max_tokens = int_field(body, "max_completion_tokens", 1, profile) or int_field(
             body, "max_tokens", 1, profile
         )
@@ -132,7 +139,7 @@ class ChatApi:
         tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
         return Ask(
             model=model,
-            prompt=_prompt(messages, body, continues),
+            prompt=_prompt(messages, body, continues, schema),
             prompt_tokens=tokens.messages_tokens(messages, tools_text),
             max_tokens=max_tokens,
             max_tokens_param=_max_tokens_param(body),

@@ -93,3 +93,40 @@ _TEMPLATE_REFUSAL = (
     "add_generation_prompt when you want to add a header that will prompt it to start a new "
     "assistant message instead."
 )
+
+
+JSON_OBJECT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+"""What `json_object` (any JSON object) is answered with: one small object."""
+
+
+def output_schema(fmt: Any, holder: str | None) -> dict[str, Any] | None:
+    """The JSON schema a structured-output request constrains the answer to, or None for
+    text: chat's and completions' `response_format` keep it in `json_schema.schema`
+    (`holder`), Responses' `text.format` in `schema`. vLLM (guided decoding) and OpenAI
+    answer JSON valid against it; the simulator answered prose, and every structured-output
+    client (pydantic-ai, `with_structured_output`, the openai SDK's `parse`) failed on it.
+    A `json_schema` without a schema is answered like `json_object`."""
+    if not isinstance(fmt, dict):
+        return None
+    if fmt.get("type") == "json_object":
+        return JSON_OBJECT
+    if fmt.get("type") != "json_schema":
+        return None
+    where = fmt.get(holder) if holder else fmt
+    schema = where.get("schema") if isinstance(where, dict) else None
+    return schema if isinstance(schema, dict) else JSON_OBJECT
+
+
+def response_format(body: dict[str, Any], profile: Flavor) -> dict[str, Any] | None:
+    """Chat's or completions' `response_format` schema (`output_schema`), after vLLM's
+    request models' check that a `json_schema` one carries its `json_schema`."""
+    fmt = body.get("response_format")
+    fmt = fmt if isinstance(fmt, dict) else {}
+    if profile == "vllm" and fmt.get("type") == "json_schema" and fmt.get("json_schema") is None:
+        message = "When response_format type is 'json_schema', the 'json_schema' field "
+        raise model_check(message + "must be provided.", "response_format")
+    return output_schema(body.get("response_format"), "json_schema")

@@ -8,7 +8,7 @@ from typing import Any
 from router.simulator import tokens
 from router.simulator.answer import Prompt
 from router.simulator.chat import VLLM_FINGERPRINT, usage
-from router.simulator.checks import check_stream_options, stop_strings
+from router.simulator.checks import check_stream_options, response_format, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
 from router.simulator.wire import (
@@ -50,9 +50,11 @@ class CompletionsApi:
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
         stop = stop_strings(body, profile)
+        # vLLM's completions honour a `response_format`; OpenAI's have no such field
+        schema = response_format(body, profile) if profile == "vllm" else None
         return Ask(
             model=body["model"],
-            prompt=Prompt(user=prompt),
+            prompt=Prompt(user=prompt, output_schema=schema),
             prompt_tokens=tokens.count(prompt) + 1,
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
             ignore_eos=bool(body.get("ignore_eos")),

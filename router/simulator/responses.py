@@ -16,6 +16,7 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
+from router.simulator.checks import output_schema
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.wire import (
@@ -56,6 +57,11 @@ def _grammar_tool(tool: Any) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") == "grammar"
 
 
+def _format(text: Any) -> Any:
+    """`text.format`: the Responses API's structured-output request."""
+    return text.get("format") if isinstance(text, dict) else None
+
+
 class ResponsesApi:
     name = "responses"
     id_prefix = "resp_"
@@ -91,6 +97,7 @@ class ResponsesApi:
             tools_disabled=choice == "none",
             after_tool_result=after_tool,
             tool_required=choice == "required",
+            output_schema=output_schema(_format(body.get("text")), None),
         )
         return Ask(
             model=model,

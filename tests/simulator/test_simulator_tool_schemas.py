@@ -89,6 +89,10 @@ def test_the_cloud_profiles_refuse_it_in_their_own_shape(
         {"properties": {"days": {"type": "array", "items": 3}}},
         {"properties": {"unit": {"enum": {"c": 1}}}},
         {"required": [["city"]]},
+        {"properties": {"city": {"$ref": "#/properties/city"}}},  # a ref round itself
+        {"properties": {"city": {"$ref": 5}}},
+        {"properties": {"city": {"anyOf": 3}}},
+        {"properties": {"city": {"allOf": [{"$ref": "#"}] * 10}}},
     ],
 )
 def test_an_odd_schema_inside_an_object_is_still_answered(

@@ -1,0 +1,209 @@
+"""Values built from a JSON schema, deterministically: tool-call arguments and structured output.
+
+One builder serves both, as one constrained decoder serves both in vLLM: a tool's
+`parameters` and a `response_format`'s schema are the same JSON Schema, and pydantic (what
+pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
+`$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
+The value is the first thing the schema allows, named after its field where that hints
+(`city` → Paris), else the prompt's first words.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+_STRING_HINTS = (
+    ("city", "Paris"),
+    ("location", "Paris, France"),
+    ("path", "src/main.py"),
+    ("file", "src/main.py"),
+    ("command", "ls -la"),
+    ("url", "https://example.com"),
+    ("email", "user@example.com"),
+    ("date", "2026-01-15"),
+    ("unit", "celsius"),
+)
+_FORMATS = {
+    "date-time": "2026-01-15T09:30:00Z",
+    "date": "2026-01-15",
+    "time": "09:30:00",
+    "email": "user@example.com",
+    "uri": "https://example.com",
+    "uuid": "00000000-0000-4000-8000-000000000000",
+}
+_DEEP = 3  # nesting past which optional parts (nullable, arrays, unrequired) are left out
+_HOPS = 8  # `$ref`s followed in a chain before the chain is taken for a loop
+_MOST = 64  # the most array items or string characters a schema's minimum is met with
+_LAST = 64  # nesting past which a value is given up on, null (the stack's bound)
+_BUDGET = 2_000  # values one document may hold: a schema that requires itself ends here
+
+
+def structured(schema: dict[str, Any], user: str) -> str:
+    """The text of a structured-output answer: a JSON document valid against `schema`."""
+    return json.dumps(_Walk(schema, user).value("", schema, 0))
+
+
+def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
+    """An argument object that satisfies a JSON schema's required fields (all if none).
+
+    vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
+    (`properties` a list, `required` a number) is read as absent: never a 500."""
+    return _Walk(schema, user).arguments(schema, 0)
+
+
+def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
+    """A value valid against `schema`, for a field called `name`."""
+    return _Walk(schema, user).value(name, schema, 0)
+
+
+class _Walk:
+    """One document's build: the schema its `$ref`s point into (`root`, with its `$defs`),
+    the prompt its strings quote, and what is left of its `_BUDGET`. Past `_DEEP` levels a
+    nullable is null, an array as short as it may be, an object only its required fields,
+    so a recursive model (a tree of nodes) ends small; a schema no finite value meets (an
+    object that requires itself) is cut off, null, when the budget runs out or past `_LAST`
+    levels."""
+
+    def __init__(self, root: dict[str, Any], user: str) -> None:
+        self.root, self.user, self.left = root, user, _BUDGET
+
+    def arguments(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
+        props = _object(schema.get("properties"))
+        required = schema.get("required")
+        names: list[Any] = list(props) if depth <= _DEEP else []
+        if isinstance(required, list) and required:
+            names = required
+        return {
+            name: self.value(name, _object(props.get(name)), depth + 1)
+            for name in names
+            if isinstance(name, str)
+        }
+
+    def value(self, name: str, schema: dict[str, Any], depth: int) -> Any:
+        """The first of an `enum`, the first non-null branch of an `anyOf`, `$ref`s followed;
+        else a value of the schema's type."""
+        self.left -= 1
+        if self.left < 0 or depth > _LAST:
+            return None
+        schema = self.resolved(schema)
+        if "const" in schema:
+            return schema["const"]
+        enum = schema.get("enum")
+        if isinstance(enum, list) and enum:
+            return enum[0]
+        branch = self.branch(schema, depth)
+        if branch is not None:  # a level of its own: an `anyOf` of itself must end too
+            return self.value(name, branch, depth + 1)
+        kind = _kind(schema)
+        if kind == "null":
+            return None
+        if kind in ("integer", "number"):
+            return _number(schema, kind == "integer")
+        if kind == "boolean":
+            return True
+        if kind == "array":
+            return self.array(name, schema, depth)
+        if kind == "object":
+            return self.arguments(schema, depth)
+        return _string(name, schema, self.user)
+
+    def array(self, name: str, schema: dict[str, Any], depth: int) -> list[Any]:
+        """`minItems` items (one by default, none past `_DEEP` levels), within `maxItems`."""
+        least, most = schema.get("minItems"), schema.get("maxItems")
+        count = min(least, _MOST) if isinstance(least, int) and least > 0 else int(depth <= _DEEP)
+        if isinstance(most, int) and 0 <= most < count:
+            count = most
+        if not count:  # no item built: a recursive one would not end
+            return []
+        return [self.value(name, _object(schema.get("items")), depth + 1)] * count
+
+    def resolved(self, schema: dict[str, Any], hops: int = _HOPS) -> dict[str, Any]:
+        """`schema` with its `$ref` (a local JSON pointer, `#/$defs/Inner`) followed and
+        `allOf`'s parts merged in; a ref that points nowhere, or round, reads as no schema."""
+        while isinstance(ref := schema.get("$ref"), str):
+            hops -= 1
+            if hops < 0:
+                return {}
+            schema = _pointed(ref, self.root) | {k: v for k, v in schema.items() if k != "$ref"}
+        parts = schema.get("allOf")
+        if not isinstance(parts, list):
+            return schema
+        merged = {k: v for k, v in schema.items() if k != "allOf"}
+        for part in parts:
+            self.left -= 1
+            if hops > 0 and self.left >= 0:
+                merged = self.resolved(_object(part), hops - 1) | merged
+        return merged
+
+    def branch(self, schema: dict[str, Any], depth: int) -> dict[str, Any] | None:
+        """The `anyOf`/`oneOf` branch to answer with: the first that is not null (pydantic's
+        `Optional[X]` is `anyOf: [X, {"type": "null"}]`), or null past `_DEEP` levels."""
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if not isinstance(options, list) or not options:
+                continue
+            branches = [self.resolved(_object(option)) for option in options]
+            null = [b for b in branches if _kind(b) == "null"]
+            if null and depth > _DEEP:
+                return null[0]
+            return next((b for b in branches if _kind(b) != "null"), branches[0])
+        return None
+
+
+def _object(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _pointed(ref: str, root: dict[str, Any]) -> dict[str, Any]:
+    if not ref.startswith("#"):
+        return {}
+    node: Any = root
+    for key in filter(None, ref[1:].split("/")):
+        node = _object(node).get(key.replace("~1", "/").replace("~0", "~"))
+    return _object(node)
+
+
+def _kind(schema: dict[str, Any]) -> Any:
+    """The schema's type: the first not null of a list; an object's or array's when it
+    says none but has `properties` or `items`; else a string."""
+    kind = schema.get("type")
+    if isinstance(kind, list):
+        return next((k for k in kind if k != "null"), "null" if kind else "string")
+    if kind is None:
+        return "object" if "properties" in schema else "array" if "items" in schema else "string"
+    return kind
+
+
+def _number(schema: dict[str, Any], integer: bool) -> int | float:
+    """1, or the least that `minimum`/`exclusiveMinimum` allow, within `maximum`."""
+    low, above, high = (_bound(schema, k) for k in ("minimum", "exclusiveMinimum", "maximum"))
+    value = 1.0 if low is None else low
+    if above is not None:
+        value = max(value, above + (1 if integer else 0.5))
+    if high is not None and value > high:
+        value = high
+    return math.ceil(value) if integer else value
+
+
+def _bound(schema: dict[str, Any], key: str) -> float | None:
+    """A numeric bound of the schema, None when absent or not a finite number."""
+    value = schema.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _string(name: str, schema: dict[str, Any], user: str) -> str:
+    """A string its `format` or its field's name suggests, else the prompt's first words;
+    padded or cut to its `minLength`/`maxLength`."""
+    fmt = schema.get("format")
+    lowered = name.lower()
+    text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
+    text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
+    text = text or " ".join(user.split()[:6]) or "example"
+    least, longest = schema.get("minLength"), schema.get("maxLength")
+    if isinstance(least, int) and least > len(text):
+        text = text.ljust(min(least, _MOST), "x")
+    return text[:longest] if isinstance(longest, int) and longest >= 0 else text
