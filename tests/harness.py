@@ -30,6 +30,8 @@ from router.components import Components, build
 from router.config import Config, parse
 from router.serve import DrainingServer, uvicorn_config
 from router.simulator import SimSettings, running
+from tests.ports import free_port as free_port  # re-exported: tests import it from here
+from tests.ports import listening
 from tests.waiting import wait_for as wait_for  # re-exported: tests import it from here
 from tests.waiting import wait_until as wait_until
 
@@ -37,12 +39,6 @@ REPO = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
 # Every intent the classifier names: a config routing them all needs no default routes.
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 @dataclass
@@ -378,19 +374,20 @@ def router(
     router as a SIGTERM stops `serve` (uvicorn's `should_exit`, the components told as the
     drain starts, then the lifespan). `wrap`: an ASGI app around the router's, between it
     and uvicorn (a test that watches or holds what the router sends)."""
-    port = port or free_port()
-    components = build(config)
-    components.listen = f"127.0.0.1:{port}"  # as `serve` says where it listens
-    app = create_app(config, components)
-    app = wrap(app) if wrap is not None else app
-    settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
-    settings.timeout_graceful_shutdown = 5
-    server = DrainingServer(settings, components.shutting_down)  # no heap settling: tests
-    runner = _LoopThread(server.serve())
-    root = f"http://127.0.0.1:{port}"
-    try:
-        wait_for(f"{root}/healthz", 90)  # a litellm backend imports litellm first
-        yield RunningRouter(f"{root}/v1", root, components)
-    finally:
-        server.should_exit = True
-        runner.thread.join(timeout=15)
+    with listening(port or 0) as sock:
+        port = int(sock.getsockname()[1])
+        components = build(config)
+        components.listen = f"127.0.0.1:{port}"  # as `serve` says where it listens
+        app = create_app(config, components)
+        app = wrap(app) if wrap is not None else app
+        settings = uvicorn_config(app, config, "127.0.0.1", port)  # as `smf-router serve` runs
+        settings.timeout_graceful_shutdown = 5
+        server = DrainingServer(settings, components.shutting_down)  # no heap settling: tests
+        runner = _LoopThread(server.serve([sock]))
+        root = f"http://127.0.0.1:{port}"
+        try:
+            wait_for(f"{root}/healthz", 90)  # a litellm backend imports litellm first
+            yield RunningRouter(f"{root}/v1", root, components)
+        finally:
+            server.should_exit = True
+            runner.thread.join(timeout=15)

@@ -21,7 +21,8 @@ from typing import Any, AnyStr
 
 import yaml
 
-from tests.harness import VENV_BIN, Running, free_port, wait_for
+from tests.harness import VENV_BIN, Running
+from tests.ports import served
 
 
 @contextmanager
@@ -37,20 +38,26 @@ def router_process(
     `tests.syscall_filter`), each executing the next."""
     path = tmp / f"router-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump(config))
-    port = free_port()
-    log = open(tmp / f"router-{port}.log", "wb")  # noqa: SIM115 - closed below
-    command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
-    process = subprocess.Popen(
-        [*wrapper, *command, "--host", host],
-        stdout=log,
-        stderr=subprocess.STDOUT,
-        env={**os.environ, **(env or {})},
-    )
+
+    def log(port: int) -> Path:
+        return tmp / f"router-{port}.log"
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        command: list[str | Path] = [VENV_BIN / "smf-router", "serve", "--config", path]
+        command += ["--port", str(port)]
+        with log(port).open("wb") as out:  # the child has its own copy
+            return subprocess.Popen(
+                [*wrapper, *command, "--host", host],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                env={**os.environ, **(env or {})},
+            )
+
+    # up to 90 s, as a loaded machine can take a litellm import that long (a CI neighbour's
+    # 30 s ran out once), yet at once with its log if it exits first
+    port, process = served(launch, "http://127.0.0.1:{port}/healthz", log)
     root = f"http://127.0.0.1:{port}"
     try:
-        # up to 90 s, as a loaded machine can take a litellm import that long (a CI
-        # neighbour's 30 s ran out once), yet at once with its log if it exits first
-        wait_for(f"{root}/healthz", 90, process, tmp / f"router-{port}.log")
         yield Running(f"{root}/v1", root), process
     finally:
         if process.poll() is None:
@@ -59,7 +66,6 @@ def router_process(
                 process.wait(timeout=20)
             except subprocess.TimeoutExpired:
                 process.kill()
-        log.close()
 
 
 def without_capabilities() -> list[str] | None:

@@ -19,8 +19,8 @@ from router import reload
 from router.config import Config
 from router.simulator.runner import SimThread
 from router.simulator.settings import SimSettings
-from tests import harness
-from tests.harness import VENV_BIN, Running, RunningRouter, wait_for
+from tests import harness, ports
+from tests.harness import VENV_BIN, Running, RunningRouter
 from tests.processes import killed_if_left_running
 
 PORTS = range(18000, 19000)
@@ -70,14 +70,17 @@ def served(config: Config, tmp: Path) -> Iterator[tuple[str, subprocess.Popen[by
     that signals it and waits for its exit (killed at the end if it still runs)."""
     path = tmp / "router.yaml"
     path.write_text(yaml.safe_dump(config.model_dump(mode="json")))
-    port = free_port()
-    command = [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)]
-    with open(tmp / "router.log", "wb") as log:
-        process = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
-        with killed_if_left_running(process) as serve:
-            root = f"http://127.0.0.1:{port}"
-            wait_for(f"{root}/healthz", 90, process, tmp / "router.log")
-            yield root, serve
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        command: list[str | Path] = [VENV_BIN / "smf-router", "serve", "--config", path]
+        command += ["--port", str(port)]
+        with open(tmp / "router.log", "wb") as log:  # the child has its own copy
+            return subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+
+    url = "http://127.0.0.1:{port}/healthz"
+    port, process = ports.served(launch, url, lambda _: tmp / "router.log", pick=free_port)
+    with killed_if_left_running(process) as serve:
+        yield f"http://127.0.0.1:{port}", serve
 
 
 def reloaded(proxy: RunningRouter, tmp: Path, data: dict[str, Any]) -> None:

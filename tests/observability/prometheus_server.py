@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import time
 from pathlib import Path
@@ -13,6 +12,8 @@ from typing import Any
 import httpx
 import pytest
 import yaml
+
+from tests.ports import served
 
 PROMETHEUS = shutil.which("prometheus") or "/usr/bin/prometheus"
 PROMTOOL = shutil.which("promtool") or "/usr/bin/promtool"
@@ -27,18 +28,10 @@ def require_prometheus() -> None:
     pytest.skip("prometheus not installed (scripts/ensure-system-packages installs it)")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 class Prometheus:
-    """Runs `prometheus` scraping the given jobs every second."""
+    """Runs `prometheus` scraping the given jobs every second, ready once made."""
 
     def __init__(self, tmp: Path, jobs: dict[str, list[str]], rule_file: Path | None) -> None:
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         config: dict[str, Any] = {
             "global": {"scrape_interval": "1s", "evaluation_interval": "1s"},
             "scrape_configs": [
@@ -50,32 +43,24 @@ class Prometheus:
             config["rule_files"] = [str(rule_file)]
         self.config_path = tmp / "prometheus.yml"
         self.config_path.write_text(yaml.safe_dump(config))
-        self.log = (tmp / "prometheus.log").open("wb")
-        self.proc = subprocess.Popen(
-            [
+        log = tmp / "prometheus.log"
+
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            argv = [
                 PROMETHEUS,
                 f"--config.file={self.config_path}",
                 f"--storage.tsdb.path={tmp / 'tsdb'}",
-                f"--web.listen-address=127.0.0.1:{self.port}",
+                f"--web.listen-address=127.0.0.1:{port}",
                 "--log.level=warn",
-            ],
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self.http = httpx.Client(base_url=self.url, timeout=10, trust_env=False)
+            ]
+            with log.open("wb") as out:
+                return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
 
-    def wait_ready(self, timeout_s: float = 30) -> None:
-        deadline = time.monotonic() + timeout_s
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"prometheus exited with {self.proc.returncode}")
-            try:
-                if self.http.get("/-/ready").status_code == 200:
-                    return
-            except httpx.TransportError:
-                pass
-            time.sleep(0.2)
-        raise TimeoutError("prometheus did not become ready")
+        # ready: /-/ready answers 200, not its 503 while starting
+        url = "http://127.0.0.1:{port}/-/ready"
+        self.port, self.proc = served(launch, url, lambda _: log, ready_only=True)
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.http = httpx.Client(base_url=self.url, timeout=10, trust_env=False)
 
     def query(self, expr: str) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON body) of an instant query."""
@@ -110,7 +95,6 @@ class Prometheus:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(5)
-        self.log.close()
 
 
 def promtool(*args: str) -> subprocess.CompletedProcess[str]:

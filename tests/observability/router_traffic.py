@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +18,7 @@ import httpx
 import yaml
 
 from classifier.intent import INTENTS
-from tests.harness import wait_for
+from tests.ports import served
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -43,14 +44,18 @@ WEATHER_TOOL = {
 
 
 class Proc:
-    def __init__(self, args: list[str], log: Path) -> None:
-        self.path, self.log = log, log.open("wb")
+    """`argv(port)` on a free port, its output in `log`, up once `url` (with `{port}`)
+    answers below 500."""
+
+    def __init__(self, argv: Callable[[int], list[str]], log: Path, url: str) -> None:
         env = dict(os.environ, NO_PROXY="127.0.0.1", LITELLM_LOCAL_MODEL_COST_MAP="True")
         env.pop("SMF_ROUTER_CONFIG", None)
-        self.proc = subprocess.Popen(args, stdout=self.log, stderr=subprocess.STDOUT, env=env)
 
-    def wait_http(self, url: str, timeout_s: float = 90) -> None:
-        wait_for(url, timeout_s, self.proc, self.path, ready_only=True)
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            with log.open("wb") as out:
+                return subprocess.Popen(argv(port), stdout=out, stderr=subprocess.STDOUT, env=env)
+
+        self.port, self.proc = served(launch, url, lambda _: log, ready_only=True)
 
     def stop(self) -> None:
         self.proc.terminate()
@@ -59,7 +64,6 @@ class Proc:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             self.proc.wait(5)
-        self.log.close()
 
 
 def router_config(tmp: Path, local: int, cloud: int, dead: int) -> Path:

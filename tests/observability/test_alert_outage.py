@@ -172,7 +172,6 @@ def test_a_real_cloud_outage_makes_both_alerts_pending(tmp_path: Path) -> None:
             host = proxy.root.removeprefix("http://")
             prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
             try:
-                prom.wait_ready()
                 prom.wait_for(f'count_over_time(up{{instance="{host}"}}[5m])', 2)  # 2 scrapes
                 cloud.control("faults", {"fault": "server_error:500"})
                 served = [ask(proxy.url, "math") for _ in range(10)]

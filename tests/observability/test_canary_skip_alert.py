@@ -48,7 +48,6 @@ def test_rounds_a_providers_wait_stops_count_and_the_blind_alert_sees_them(
             host = proxy.root.removeprefix("http://")
             prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
             try:
-                prom.wait_ready()
                 until(
                     lambda: status(proxy.root)["extra"]["canary"]["runs"] >= 2,
                     limit_s=60,

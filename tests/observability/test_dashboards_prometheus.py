@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from dashboard_queries import ALERTS, PROMETHEUS_EXAMPLE, Query, alert_queries, all_queries
 from metrics_feed import ChattyLedger, ChattyTracing, feed
-from prometheus_server import Prometheus, free_port, promtool, require_prometheus
+from prometheus_server import Prometheus, promtool, require_prometheus
 from router_traffic import APP_MODULE, SMF_ROUTER, Proc, router_config, send_traffic
 
 from router.metrics import Metrics
@@ -73,7 +73,6 @@ def prometheus_factory(tmp_path: Path) -> Iterator[Any]:
         require_prometheus()
         prom = Prometheus(tmp_path, jobs, rule_file=ALERTS)
         started.append(prom)
-        prom.wait_ready()
         return prom
 
     yield start
@@ -101,9 +100,9 @@ def problems(prom: Prometheus, queries: list[Query], pending: frozenset[str]) ->
 
 
 def test_every_query_and_alert_fires_on_a_fed_registry(
-    fed_exporter: str, prometheus_factory: Any
+    fed_exporter: str, prometheus_factory: Any, dead_port: int
 ) -> None:
-    dead = f"127.0.0.1:{free_port()}"  # a router that is down, for SmfRouterDown
+    dead = f"127.0.0.1:{dead_port}"  # a router that is down, for SmfRouterDown
     prom = prometheus_factory({"smf-router": [fed_exporter, dead]})
     prom.wait_for(f'count_over_time(up{{instance="{fed_exporter}"}}[1m])', 4)
     assert problems(prom, all_queries(), frozenset()) == []
@@ -135,7 +134,6 @@ def scraped_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometh
         pytest.skip("router not built yet")
     require_prometheus()
     tmp = tmp_path_factory.mktemp("router")
-    local, cloud, port = free_port(), free_port(), free_port()
     # The `spare` backend's port stays bound but never listens, so it refuses connections for
     # the whole test: a port merely found free could be handed to Prometheus next (most
     # likely why one run's doomed requests got no 5xx).
@@ -145,21 +143,20 @@ def scraped_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometh
     procs: list[Proc] = []
     prom: Prometheus | None = None
     try:
-        sims = {"vllm": local, "cloud": cloud}
-        for profile, p in sims.items():  # the simulators and Prometheus start side by side
-            procs.append(Proc([SMF_ROUTER, "simulate", "--profile", profile, "--port", str(p)],
-                              tmp / f"sim-{profile}.log"))  # fmt: skip
+        for profile in ("vllm", "cloud"):
+            procs.append(Proc(simulate(profile), tmp / f"sim-{profile}.log", SIM_UP))
+        local, cloud = procs[0].port, procs[1].port
+        config = router_config(tmp, local, cloud, dead)
+        serve = Proc(
+            lambda p: [SMF_ROUTER, "serve", "--config", str(config), "--port", str(p)],
+            tmp / "router.log",
+            "http://127.0.0.1:{port}/metrics",
+        )
+        procs.append(serve)
+        port = serve.port  # Prometheus scrapes where the router came up: it starts last
         prom = Prometheus(
             tmp, {"smf-router": [f"127.0.0.1:{port}"], "vllm": [f"127.0.0.1:{local}"]}, ALERTS
         )
-        for sim, p in zip(procs, sims.values(), strict=True):
-            sim.wait_http(f"http://127.0.0.1:{p}/v1/models")
-        config = router_config(tmp, local, cloud, dead)
-        router = Proc([SMF_ROUTER, "serve", "--config", str(config), "--port", str(port)],
-                      tmp / "router.log")  # fmt: skip
-        procs.append(router)
-        router.wait_http(f"http://127.0.0.1:{port}/metrics")
-        prom.wait_ready()
         statuses = send_traffic(f"http://127.0.0.1:{port}")
         assert 200 in statuses and any(s >= 500 for s in statuses), statuses
         prom.wait_for("sum(smf_router_requests_total)", statuses.count(200))
@@ -172,6 +169,14 @@ def scraped_router(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Prometh
         for proc in reversed(procs):
             proc.stop()
         dead_socket.close()
+
+
+SIM_UP = "http://127.0.0.1:{port}/v1/models"
+
+
+def simulate(profile: str) -> Callable[[int], list[str]]:
+    """`smf-router simulate` with `profile`, as a command line for a port."""
+    return lambda port: [SMF_ROUTER, "simulate", "--profile", profile, "--port", str(port)]
 
 
 def test_real_router_feeds_every_panel(scraped_router: Prometheus) -> None:

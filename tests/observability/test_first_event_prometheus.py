@@ -49,7 +49,6 @@ def test_increase_counts_the_first_fallback_refusal_and_failed_request(
         host = proxy.root.removeprefix("http://")
         prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=None)
         try:
-            prom.wait_ready()
             prom.wait_for(f'count_over_time(up{{instance="{host}"}}[5m])', 2)  # two scrapes
             ask = {"model": "coding", "messages": [{"role": "user", "content": "hi"}]}
             served = httpx.post(f"{proxy.url}/chat/completions", json=ask, timeout=30)
@@ -107,7 +106,6 @@ def test_increase_counts_a_fresh_routers_first_requests_and_dollars(
             host = proxy.root.removeprefix("http://")
             prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=None)
             try:
-                prom.wait_ready()
                 prom.wait_for(f'count_over_time(up{{instance="{host}"}}[5m])', 2)  # two scrapes
                 sent = {"coding": 12, "math": 12}  # local serves coding, the cloud math
                 for route, n in sent.items():

@@ -89,7 +89,6 @@ def watched(tmp_path: Path) -> Iterator[tuple[Running, RunningRouter, Prometheus
         host = proxy.root.removeprefix("http://")
         prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=ALERTS)
         try:
-            prom.wait_ready()
             yield cloud, proxy, prom
         finally:
             prom.stop()

@@ -129,7 +129,6 @@ def test_the_cost_panel_counts_a_fresh_routers_first_unpriced_requests(
         host = proxy.root.removeprefix("http://")
         prom = Prometheus(tmp_path, {"smf-router": [host]}, rule_file=None)
         try:
-            prom.wait_ready()
             prom.wait_for(f'count_over_time(up{{instance="{host}"}}[5m])', 2)  # two scrapes
             ask(proxy.url, "writing", "cu")
             for _ in range(3):

@@ -9,10 +9,10 @@ import signal
 import subprocess
 from pathlib import Path
 
-import httpx
 import yaml
 
-from tests.harness import VENV_BIN, config_for, free_port, simulator, wait_for
+from tests.harness import VENV_BIN, config_for, simulator
+from tests.ports import served
 from tests.resilience.conftest import model_ids, until, write
 
 
@@ -23,28 +23,30 @@ def test_sighup_reloads_a_real_process(tmp_path: Path) -> None:
     ):
         data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
         path = write(tmp_path / "router.yaml", data)
-        port = free_port()
         log = tmp_path / "router.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
-                stdout=out,
-                stderr=subprocess.STDOUT,
-                env={**os.environ, "SMF_ROUTER_CONFIG": str(path)},
-            )
-            try:
-                url = f"http://127.0.0.1:{port}/v1"
-                wait_for(f"http://127.0.0.1:{port}/healthz", 90, process, log)
-                write(path, {**data, "aliases": {"auto": "auto", "fast": "local"}})
-                process.send_signal(signal.SIGHUP)
-                until(lambda: "fast" in model_ids(url), what="alias after SIGHUP")
-                write(path, {**data, "routes": {"coding": ["ghost"]}})
-                process.send_signal(signal.SIGHUP)
-                until(lambda: b"config reload rejected" in log.read_bytes(), what="rejection")
-                assert process.poll() is None and "fast" in model_ids(url)
-            finally:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=30)
+
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            with log.open("wb") as out:
+                return subprocess.Popen(
+                    [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
+                    stdout=out,
+                    stderr=subprocess.STDOUT,
+                    env={**os.environ, "SMF_ROUTER_CONFIG": str(path)},
+                )
+
+        port, process = served(launch, "http://127.0.0.1:{port}/healthz", lambda _: log)
+        try:
+            url = f"http://127.0.0.1:{port}/v1"
+            write(path, {**data, "aliases": {"auto": "auto", "fast": "local"}})
+            process.send_signal(signal.SIGHUP)
+            until(lambda: "fast" in model_ids(url), what="alias after SIGHUP")
+            write(path, {**data, "routes": {"coding": ["ghost"]}})
+            process.send_signal(signal.SIGHUP)
+            until(lambda: b"config reload rejected" in log.read_bytes(), what="rejection")
+            assert process.poll() is None and "fast" in model_ids(url)
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
 
 
 def test_a_sighup_while_serve_starts_is_applied_once_it_can_reload(tmp_path: Path) -> None:
@@ -57,43 +59,37 @@ def test_a_sighup_while_serve_starts_is_applied_once_it_can_reload(tmp_path: Pat
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
         data = config_for({"local": local, "cloud": cloud}, tmp_path).model_dump(mode="json")
-        path = write(tmp_path / "router.yaml", data)
+        path = tmp_path / "router.yaml"
         edited = yaml.safe_dump({**data, "aliases": {"auto": "auto", "fast": "local"}})
-        port = free_port()
-        code = (
-            "import os, signal, sys\n"
-            "from pathlib import Path\n"
-            "import router.serve\n"
-            "real_run = router.serve.run\n"
-            "def run(*args, **kwargs):\n"
-            f"    Path({str(path)!r}).write_text({edited!r})\n"
-            "    os.kill(os.getpid(), signal.SIGHUP)\n"
-            "    real_run(*args, **kwargs)\n"
-            "router.serve.run = run\n"
-            f"sys.argv = ['smf-router', 'serve', '--config', {str(path)!r}, '--port', '{port}']\n"
-            "from router.cli import main\n"
-            "main()\n"
-        )
         log = tmp_path / "router.log"
-        with log.open("wb") as out:
-            process = subprocess.Popen(
-                [str(VENV_BIN / "python"), "-c", code], stdout=out, stderr=subprocess.STDOUT
+
+        def launch(port: int) -> subprocess.Popen[bytes]:
+            write(path, data)  # unedited: a start on a port taken ran the edit already
+            args = ["smf-router", "serve", "--config", str(path), "--port", str(port)]
+            code = (
+                "import os, signal, sys\n"
+                "from pathlib import Path\n"
+                "import router.serve\n"
+                "real_run = router.serve.run\n"
+                "def run(*args, **kwargs):\n"
+                f"    Path({str(path)!r}).write_text({edited!r})\n"
+                "    os.kill(os.getpid(), signal.SIGHUP)\n"
+                "    real_run(*args, **kwargs)\n"
+                "router.serve.run = run\n"
+                f"sys.argv = {args!r}\n"
+                "from router.cli import main\n"
+                "main()\n"
             )
-            try:
-                url = f"http://127.0.0.1:{port}/v1"
+            with log.open("wb") as out:
+                argv = [str(VENV_BIN / "python"), "-c", code]
+                return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
 
-                def up() -> bool:
-                    assert process.poll() is None, log.read_text()[-2000:]
-                    try:
-                        httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1)
-                    except httpx.TransportError:
-                        return False
-                    return True
-
-                until(up, 90, what="router up")
-                until(lambda: "fast" in model_ids(url), what="the edit applied")
-            finally:
-                process.send_signal(signal.SIGTERM)
-                process.wait(timeout=30)
+        port, process = served(launch, "http://127.0.0.1:{port}/healthz", lambda _: log)
+        try:
+            url = f"http://127.0.0.1:{port}/v1"
+            until(lambda: "fast" in model_ids(url), what="the edit applied")
+        finally:
+            process.send_signal(signal.SIGTERM)
+            process.wait(timeout=30)
         assert process.returncode == 0
         assert b"SIGHUP arrived while starting" in log.read_bytes()

@@ -17,7 +17,8 @@ import pytest
 from classifier.intent import INTENTS
 from router.ledger import LedgerWriter
 from tests.canary.servers import free_port
-from tests.harness import VENV_BIN, wait_for
+from tests.harness import VENV_BIN
+from tests.ports import served
 from tests.processes import killed_if_left_running
 
 SMF_ROUTER = str(VENV_BIN / "smf-router")
@@ -96,26 +97,29 @@ def test_a_reader_that_went_away_is_no_error(tmp_path: Path, unbuffered: bool) -
 def test_the_simulator_serves_whatever_its_stdout(tmp_path: Path, stdout: str) -> None:
     """With stdout wrapped, `smf-router simulate`'s ready line raised, and it said "cannot
     listen" and exited (0, under a reader gone) without serving (found in re-review)."""
-    port = free_port()
-    argv = [SMF_ROUTER, "simulate", "--port", str(port)]
-    read, write = os.pipe()
-    os.close(read)
+    log = tmp_path / "simulate.log"  # its stderr: what it says if it cannot listen
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        argv = [SMF_ROUTER, "simulate", "--port", str(port)]
+        read, write = os.pipe()
+        os.close(read)
+        try:
+            with log.open("wb") as stderr:
+                if stdout == "closed":
+                    closed = ["sh", "-c", 'exec "$0" "$@" >&-', *argv]
+                    return subprocess.Popen(closed, stdin=subprocess.DEVNULL, stderr=stderr)
+                return subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=write, stderr=stderr)
+        finally:
+            os.close(write)
+
+    port, serving = served(
+        launch, "http://127.0.0.1:{port}/v1/models", lambda _: log, pick=free_port
+    )
     try:
-        if stdout == "closed":
-            serving = subprocess.Popen(["sh", "-c", 'exec "$0" "$@" >&-', *argv], **QUIET)
-        else:
-            serving = subprocess.Popen(argv, stdout=write, **QUIET)
-    finally:
-        os.close(write)
-    try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, serving)
         assert httpx.get(f"http://127.0.0.1:{port}/v1/models").status_code == 200
     finally:
         serving.kill()
         serving.wait(timeout=10)
-
-
-QUIET: dict[str, Any] = {"stdin": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
 
 
 def test_python_dash_m_router_cli_runs_the_cli(tmp_path: Path) -> None:
@@ -247,21 +251,22 @@ def test_a_server_started_with_stdout_closed_stops_cleanly_on_sigterm(
     """Started with `>&-`, a socket took descriptor 1 and libuv aborted at closing it
     ("uv__close: Assertion `fd > STDERR_FILENO' failed", status 134); `simulate` also
     died of SIGTERM itself (143) where `serve` exits 0 (found in review)."""
-    port = free_port()
-    argv = [SMF_ROUTER, command, "--port", str(port)]
-    if command == "serve":
-        config = tmp_path / "router.yaml"
-        config.write_text(json.dumps({**SERVE_CONFIG, "ledger": {"path": str(tmp_path / "l")}}))
-        argv += ["--config", str(config)]
-    with killed_if_left_running(
-        subprocess.Popen(
+    config = tmp_path / "router.yaml"
+    config.write_text(json.dumps({**SERVE_CONFIG, "ledger": {"path": str(tmp_path / "l")}}))
+
+    def launch(port: int) -> subprocess.Popen[str]:
+        argv = [SMF_ROUTER, command, "--port", str(port)]
+        if command == "serve":
+            argv += ["--config", str(config)]
+        return subprocess.Popen(
             ["sh", "-c", 'exec "$0" "$@" >&-', *argv],
             stdin=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
-    ) as serving:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, serving)
+
+    _, process = served(launch, "http://127.0.0.1:{port}/v1/models", pick=free_port)
+    with killed_if_left_running(process) as serving:
         serving.send_signal(signal.SIGTERM)
         _, stderr = serving.communicate(timeout=30)
     assert serving.returncode == 0, stderr

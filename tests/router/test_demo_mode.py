@@ -15,7 +15,8 @@ from pathlib import Path
 import httpx
 import openai
 
-from tests.harness import VENV_BIN, free_port, wait_for
+from tests.harness import VENV_BIN
+from tests.ports import served
 
 DEMO_ENV = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
 
@@ -30,16 +31,19 @@ class Demo:
 @contextmanager
 def demo_serve(cwd: Path) -> Iterator[Demo]:
     """`smf-router serve` with nothing configured (demo mode) in `cwd`, stopped by SIGTERM."""
-    demo = Demo(free_port())
-    process = subprocess.Popen(
-        [str(VENV_BIN / "smf-router"), "serve", "--port", str(demo.port)],
-        cwd=cwd,
-        env=DEMO_ENV,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        return subprocess.Popen(
+            [str(VENV_BIN / "smf-router"), "serve", "--port", str(port)],
+            cwd=cwd,
+            env=DEMO_ENV,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+        )
+
+    port, process = served(launch, "http://127.0.0.1:{port}/healthz")
+    demo = Demo(port)
     try:
-        wait_for(f"http://127.0.0.1:{demo.port}/healthz", 90, process)
         yield demo
     finally:
         process.send_signal(signal.SIGTERM)

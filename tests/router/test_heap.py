@@ -10,7 +10,8 @@ from pathlib import Path
 import httpx
 
 from router.heap import YOUNG_THRESHOLD
-from tests.harness import VENV_BIN, config_for, free_port, router, simulator, wait_for
+from tests.harness import VENV_BIN, config_for, router, simulator
+from tests.ports import served
 from tests.processes import router_process
 
 SETTLE_IN_A_FRESH_PROCESS = """
@@ -52,13 +53,17 @@ def test_the_served_process_has_settled_before_its_first_answer(tmp_path: Path) 
     assert len(heap["collections"]) == 3
 
 
-def test_a_simulator_process_has_settled_too() -> None:
+def test_a_simulator_process_has_settled_too(tmp_path: Path) -> None:
     """The benches' "direct" numbers are the simulator's own: its pauses would blur them."""
-    port = free_port()
-    argv = [str(VENV_BIN / "smf-router"), "simulate", "--port", str(port)]
-    process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    log = tmp_path / "simulate.log"
+
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        argv = [str(VENV_BIN / "smf-router"), "simulate", "--port", str(port)]
+        with log.open("wb") as out:
+            return subprocess.Popen(argv, stdout=out, stderr=subprocess.STDOUT)
+
+    port, process = served(launch, "http://127.0.0.1:{port}/health", lambda _: log)
     try:
-        wait_for(f"http://127.0.0.1:{port}/health", 90, process)
         heap = httpx.get(f"http://127.0.0.1:{port}/sim/stats", timeout=10).json()["heap"]
     finally:
         process.terminate()

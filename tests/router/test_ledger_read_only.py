@@ -31,7 +31,7 @@ from router.ledger.conversation_key import conversation_secret
 from router.ledger.unwritable import Unwritable
 from router.record import Record
 from tests.canary.servers import math_gating_canary
-from tests.harness import INTENTS, VENV_BIN, Running, config_for, free_port, sdk, simulator
+from tests.harness import INTENTS, VENV_BIN, Running, config_for, sdk, simulator
 from tests.ledger.failing_disk import ids
 from tests.ledger.file_modes import unwritable
 from tests.ledger.read_only_mount import (
@@ -43,6 +43,7 @@ from tests.ledger.read_only_mount import (
     room_again,
     writable_again,
 )
+from tests.ports import ran
 from tests.processes import router_process
 from tests.router.test_ledger_path import write_config
 from tests.slots import must_reach, status_extra
@@ -160,7 +161,9 @@ def test_serve_refuses_a_read_only_directory_that_holds_no_ledger_saying_so(
     ledger = state if kind == "empty" else state / "ledger"
     wrapper = read_only(state)
     config = write_config(tmp_path, str(ledger))
-    done = smf_router(wrapper, "serve", "--config", str(config), "--port", str(free_port()))
+    done = ran(
+        lambda port: smf_router(wrapper, "serve", "--config", str(config), "--port", str(port))
+    )
     assert done.returncode == 2, done.stderr
     assert f"error: ledger.path: {str(ledger)!r} is read-only now (" in done.stderr
     assert "Read-only file system), and holds no ledger yet" in done.stderr

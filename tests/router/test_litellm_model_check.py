@@ -14,7 +14,8 @@ from typing import Any
 import openai
 import yaml
 
-from tests.harness import VENV_BIN, Running, free_port, simulator
+from tests.harness import VENV_BIN, Running, simulator
+from tests.ports import ran
 from tests.processes import router_process
 
 INTENTS = ("coding", "tool_calling", "instruction", "math", "reasoning", "prose", "writing")
@@ -34,11 +35,13 @@ def test_a_model_no_provider_serves_stops_serve(tmp_path: Path) -> None:
     routes = {i: ["cloud"] for i in INTENTS}
     data = {"backends": [backend], "routes": routes, "ledger": {"path": str(tmp_path)}}
     path.write_text(yaml.safe_dump(data))
-    done = subprocess.run(
-        [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=60,  # the old code served on: bounded below the test timeout
+    done = ran(
+        lambda port: subprocess.run(
+            [VENV_BIN / "smf-router", "serve", "--config", path, "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,  # the old code served on: bounded below the test timeout
+        )
     )
     assert done.returncode == 2, done.stderr
     assert "backends.0.model" in done.stderr and MISTYPED in done.stderr
@@ -51,13 +54,15 @@ def test_a_built_in_model_no_provider_serves_is_named_by_its_variable(tmp_path: 
     the built-in defaults the user never wrote, where a refused value in `parse` names the
     variable (found in review)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("SMF_")}
-    done = subprocess.run(
-        [VENV_BIN / "smf-router", "serve", "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        env={**env, "SMF_CLOUD_MODEL": MISTYPED},
-        cwd=tmp_path,  # the default ./var/ledger, were it ever made
+    done = ran(
+        lambda port: subprocess.run(
+            [VENV_BIN / "smf-router", "serve", "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**env, "SMF_CLOUD_MODEL": MISTYPED},
+            cwd=tmp_path,  # the default ./var/ledger, were it ever made
+        )
     )
     assert done.returncode == 2, done.stderr
     said = f"error: SMF_CLOUD_MODEL (backends.1.model): litellm knows no provider for {MISTYPED!r}"

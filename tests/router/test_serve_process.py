@@ -19,7 +19,8 @@ import openai
 import pytest
 
 from classifier.intent import INTENTS
-from tests.harness import VENV_BIN, free_port, simulator, wait_for
+from tests.harness import VENV_BIN, simulator
+from tests.ports import ran, served
 from tests.processes import router_process
 from tests.slots import must_reach
 
@@ -211,25 +212,13 @@ def test_requests_the_drain_cuts_short_are_recorded_and_told_to_retry(tmp_path: 
 
 
 def test_simulate_command_passes_simulator_options(tmp_path: Path) -> None:
-    port = free_port()
-    process = subprocess.Popen(
-        [
-            str(VENV_BIN / "smf-router"),
-            "simulate",
-            "--port",
-            str(port),
-            "--profile",
-            "cloud",
-            "--model",
-            "sim-model",
-            "--fault",
-            "rate_limit:3",
-        ],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-    )
+    def launch(port: int) -> subprocess.Popen[bytes]:
+        options = ["--profile", "cloud", "--model", "sim-model", "--fault", "rate_limit:3"]
+        argv = [str(VENV_BIN / "smf-router"), "simulate", "--port", str(port), *options]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+    port, process = served(launch, "http://127.0.0.1:{port}/v1/models")
     try:
-        wait_for(f"http://127.0.0.1:{port}/v1/models", 90, process)
         response = httpx.post(
             f"http://127.0.0.1:{port}/v1/chat/completions",
             json={"model": "sim-model", "messages": [{"role": "user", "content": "hi"}]},
@@ -315,12 +304,14 @@ def test_a_canary_suite_that_does_not_load_stops_serve_with_a_message(tmp_path: 
     }
     path = tmp_path / "router.yaml"
     path.write_text(yaml.safe_dump(config))
-    done = subprocess.run(
-        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
+    done = ran(
+        lambda port: subprocess.run(
+            [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            check=False,
+        )
     )
     assert done.returncode == 2, done.stderr[-500:]
     assert "canary.suites" in done.stderr and "Traceback" not in done.stderr
@@ -350,13 +341,15 @@ def test_a_classifier_model_that_cannot_be_read_stops_serve_with_a_message(
     path = tmp_path / "router.yaml"
     path.write_text(json.dumps({"backends": backends, "ledger": {"path": str(tmp_path / "l")}}))
     search = [str(package.parent), *filter(None, [os.environ.get("PYTHONPATH")])]
-    done = subprocess.run(
-        [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(free_port())],
-        capture_output=True,
-        text=True,
-        timeout=60,  # the old router served on, never exiting
-        check=False,
-        env={**os.environ, "PYTHONPATH": os.pathsep.join(search)},
+    done = ran(
+        lambda port: subprocess.run(
+            [str(VENV_BIN / "smf-router"), "serve", "--config", str(path), "--port", str(port)],
+            capture_output=True,
+            text=True,
+            timeout=60,  # the old router served on, never exiting
+            check=False,
+            env={**os.environ, "PYTHONPATH": os.pathsep.join(search)},
+        )
     )
     assert done.returncode == 2, done.stderr[-500:]
     assert str(package / "artifacts" / "intent_model.skops") in done.stderr
