@@ -14,7 +14,10 @@ reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
 fixed text is read (`classifier.crush`). Agent frameworks' texts are no coding agent's:
 of crewAI's task, its description and expected output are read (`classifier.crewai`), and
 its nudge after a tool and pydantic-ai's retry feedback (`classifier.pydantic_ai`) are
-passed over, none of them making the request an agent's session (`RequestView.harness_cut`).
+passed over, none of them making the request an agent's session (`RequestView.harness_cut`);
+of each kind of smolagents' requests, the run's task is read as the first ask and its own
+user messages after it are passed over (`classifier.smolagents`), a CodeAgent's asking for
+code (`RequestView.code_answer`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -25,7 +28,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crewai, crush, opencode, pydantic_ai, qwen
+from classifier import aider, crewai, crush, opencode, pydantic_ai, qwen, smolagents
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -70,6 +73,9 @@ class RequestView(NamedTuple):
     # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
     # research and writing run on them as much as code.
     harness_cut: bool = False
+    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`): its reply
+    # must be code, whatever the task (`classifier.rules.rule_intent`).
+    code_answer: bool = False
 
 
 def content_text(content: object) -> str:
@@ -218,13 +224,16 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own), an agent framework's (crewAI's nudge after a tool, pydantic-ai's retry feedback),
-    which makes the request no agent's session; None for any other."""
+    own), an agent framework's (crewAI's nudge after a tool, pydantic-ai's retry feedback,
+    smolagents' observations and prompts), which makes the request no agent's session; None
+    for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
         return "agent"
     if crewai.passed_over(messages, index) or pydantic_ai.passed_over(messages, index):
+        return "framework"
+    if smolagents.passed_over(messages, index):
         return "framework"
     return None
 
@@ -270,7 +279,8 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
 
 def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
-    words inside its frame (`classifier.crewai`), the ask inside crush's title text
+    words inside its frame (`classifier.crewai`), the task of a smolagents run wherever its
+    request holds it (`classifier.smolagents`), the ask inside crush's title text
     (`classifier.crush`), else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
     reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
@@ -281,9 +291,11 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    Aider's): not crewAI's, no coding agent (`classifier.rules.agent_session`)."""
+    Aider's): not crewAI's nor smolagents', no coding agents (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
+    if task is sent:
+        task = smolagents.task_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)
@@ -318,6 +330,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
+        code_answer=smolagents.answers_in_code(messages),
     )
 
 

@@ -1,12 +1,14 @@
 """Deterministic signals that beat the model: tool use forced or clearly asked for, and a
 coding agent's session, where only an ask the model clearly reads as other work is not coding.
 
-`tool_choice` forcing a call means a tool call whatever the text says. Tools offered with a
-request that names one (two words of its name, in order) or asks to look up, search, book,
-send… is tool use too. Tools merely present are only a weak prior: coding agents send their
-tool schemas on every turn, their descriptions are never compared, and their built-in tools
-(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
-in a user turn, say the request comes from a coding agent's session (`session_intent`).
+`tool_choice` forcing a call means a tool call whatever the text says, and a smolagents
+CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`). Tools
+offered with a request that names one (two words of its name, in order) or asks to look up,
+search, book, send… is tool use too. Tools merely present are only a weak prior: coding
+agents send their tool schemas on every turn, their descriptions are never compared, and
+their built-in tools (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those
+tools, or an agent's text in a user turn, say the request comes from a coding agent's
+session (`session_intent`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from classifier.request import RequestView
 
 FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
+CODE_ANSWER = "a smolagents CodeAgent's step: its reply must be code"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -90,6 +93,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
     """The intent and the rule that decided it, when a rule is certain."""
     if v.tool_forced:
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), "tool_choice forces a call"
+    if v.code_answer:
+        return Intent("coding", FORCED_CONFIDENCE, "rule"), CODE_ANSWER
     if v.has_tools:
         why = asks_for_tools(v)
         if why:

@@ -12,6 +12,7 @@ import hashlib
 import re
 from typing import Any
 
+from classifier import smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
 from classifier.request import ask_content, first_ask
@@ -40,6 +41,8 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
+# In place of the system prompt, in a smolagents run's key (`conversation_key`)
+FRAMEWORK = "framework:smolagents"
 
 
 def conversation_key(
@@ -65,7 +68,11 @@ def conversation_key(
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
     (found in review). Its content is its user's words (`_users_words`): the first request's
     first ask is the later ones'. The system prompt is read without its clock text
-    (`clockless`): an agent that writes the time into it keyed every turn apart."""
+    (`clockless`): an agent that writes the time into it keyed every turn apart. A
+    smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
+    steps sends another (none for its initial plan), and one run was four conversations
+    (found in review); its task, which each reads as the first ask, keys the run, marked as
+    smolagents' so that a chat asking the same words is another conversation."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -77,11 +84,14 @@ def conversation_key(
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
     first: object = None
+    framed = smolagents.framed(messages)
+    if framed:
+        _hash_part(digest, FRAMEWORK)
     for message in messages:  # the system prompt: what comes before the first user message
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role in ("system", "developer"):
+        if role in ("system", "developer") and not framed:
             _hash_part(digest, clockless(without_snapshot(str(message.get("content")))))
         elif role == "user":
             first = first_ask(messages) or message
