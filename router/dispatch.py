@@ -83,6 +83,12 @@ class Call:
     # a Responses turn's own input, kept with the answer the router makes (`stored_items`)
     own: Own | None = None
 
+    def asked(self) -> dict[str, Any]:
+        """`body` as the client asked it, which a reply the router makes echoes: with the
+        `previous_response_id` that `StoredResponses.whole` took out of what is sent."""
+        previous = self.own.previous if self.own is not None else None
+        return {**self.body, "previous_response_id": previous} if previous else self.body
+
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:
         """`error` naming the client's own fields (`router.refusals.named_as_sent`), as it
         reaches the client: before the commit (`Dispatcher.execute`) or in-band after it
@@ -289,7 +295,9 @@ class Dispatcher:
         name = backend.settings.name
         try:
             async with asyncio.timeout(budget) as hold.limit:
-                reply = await exchange.send(backend, call.api, call.body, headers, call.stream)
+                reply = await exchange.send(
+                    backend, call.api, call.body, headers, call.stream, call.asked()
+                )
                 attempt.status = reply.status
                 events = EventBuffer(name)  # which names the backend past its bound
                 committed = Committed(backend, attempt, reply, started, deadline, events=events)

@@ -190,7 +190,7 @@ async def _answer(gateway: Gateway, call: Call, send: Send, reply: Reply, codex:
         if told_in_band(call.api, call.stream, error, codex):
             reply.finished = True  # the answer is whole: a hang-up from now on cancels nothing
             await _send_stream(
-                send, decision_headers(call, error), refusal_stream(error, call.body)
+                send, decision_headers(call, error), refusal_stream(error, call.asked())
             )
         else:
             await _send_error(send, call.api, error, decision_headers(call, error))

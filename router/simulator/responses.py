@@ -128,8 +128,14 @@ class ResponsesApi:
         return out
 
     def _response(self, meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
+        """OpenAI's response object: every field it reads from the request echoed, its
+        default when not asked (`text` too: a client reads its structured output by it)."""
         if meta.flavor == "vllm":
             return _vllm_response(meta, ask, status)
+        echoed = ask.extra
+        text = echoed["text"] if isinstance(echoed["text"], dict) else {}
+        fmt = text.get("format")
+        verbosity = {"verbosity": text["verbosity"]} if "verbosity" in text else {}
         return {
             "id": meta.id,
             "object": "response",
@@ -137,16 +143,23 @@ class ResponsesApi:
             "status": status,
             "error": None,
             "incomplete_details": None,
-            "instructions": None,
+            "instructions": echoed["instructions"],
             "max_output_tokens": ask.max_tokens,
             "model": meta.model,
             "output": [],
-            "parallel_tool_calls": True,
-            "temperature": 1.0,
-            "tool_choice": "auto",
-            "tools": [],
-            "top_p": 1.0,
+            "parallel_tool_calls": echoed["parallel_tool_calls"],
+            "previous_response_id": echoed["previous_response_id"],
+            "reasoning": echoed["reasoning"] or {"effort": None, "summary": None},
+            "store": echoed["store"],
+            "temperature": echoed["temperature"],
+            "text": {"format": fmt if isinstance(fmt, dict) else {"type": "text"}} | verbosity,
+            "tool_choice": echoed["tool_choice"] or "auto",
+            "tools": echoed["tools"],
+            "top_p": echoed["top_p"],
+            "truncation": echoed["truncation"],
             "usage": None,
+            "user": echoed["user"],
+            "metadata": echoed["metadata"] or {},
         }
 
     def _items(self, meta: Meta, gen: Generation) -> list[dict[str, Any]]:
@@ -284,15 +297,29 @@ def _unknown_response(response_id: str, voice: Flavor) -> ApiError:
 
 
 def _echoed(body: dict[str, Any]) -> dict[str, Any]:
-    """The request fields vLLM echoes into its response object."""
+    """The request fields a response object echoes, as asked (None: not asked, or not of
+    their type): each server fills in its own defaults."""
     tools = [t for t in body.get("tools") or [] if isinstance(t, dict)]
-    choice = body.get("tool_choice")
-    temperature = body.get("temperature")
+
+    def asked(name: str, kind: type | tuple[type, ...], default: Any = None) -> Any:
+        value = body.get(name)
+        return value if isinstance(value, kind) else default
+
+    temperature, top_p = asked("temperature", (int, float)), asked("top_p", (int, float))
     return {
         "instructions": body.get("instructions"),
-        "temperature": float(temperature) if isinstance(temperature, int | float) else 1.0,
-        "tool_choice": choice if choice is not None else ("auto" if tools else "none"),
+        "temperature": float(temperature) if temperature is not None else 1.0,
+        "top_p": float(top_p) if top_p is not None else 1.0,
+        "tool_choice": body.get("tool_choice"),
         "tools": tools,
+        "text": asked("text", dict),
+        "previous_response_id": asked("previous_response_id", str),
+        "parallel_tool_calls": asked("parallel_tool_calls", bool, True),
+        "metadata": asked("metadata", dict),
+        "reasoning": asked("reasoning", dict),
+        "store": asked("store", bool, True),
+        "truncation": asked("truncation", str, "disabled"),
+        "user": asked("user", str),
     }
 
 
@@ -304,28 +331,28 @@ def _vllm_response(meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
         "created_at": meta.created,
         "incomplete_details": None,
         "instructions": echoed.get("instructions"),
-        "metadata": None,
+        "metadata": echoed["metadata"],
         "model": meta.model,
         "object": "response",
         "output": [],
-        "parallel_tool_calls": True,
-        "temperature": echoed.get("temperature", 1.0),
-        "tool_choice": echoed.get("tool_choice", "none"),
-        "tools": echoed.get("tools", []),
+        "parallel_tool_calls": echoed["parallel_tool_calls"],
+        "temperature": echoed["temperature"],
+        "tool_choice": echoed["tool_choice"] or ("auto" if echoed["tools"] else "none"),
+        "tools": echoed["tools"],
         "top_p": 1.0,
         "background": False,
         "max_output_tokens": ask.max_tokens,
         "max_tool_calls": None,
-        "previous_response_id": None,
+        "previous_response_id": echoed["previous_response_id"],
         "prompt": None,
-        "reasoning": None,
+        "reasoning": echoed["reasoning"],
         "service_tier": "auto",
         "status": status,
-        "text": None,
+        "text": _vllm_text(echoed["text"]),
         "top_logprobs": None,
-        "truncation": "disabled",
+        "truncation": echoed["truncation"],
         "usage": None,
-        "user": None,
+        "user": echoed["user"],
         "presence_penalty": 0.0,
         "frequency_penalty": 0.0,
         "kv_transfer_params": None,
@@ -333,3 +360,15 @@ def _vllm_response(meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
         "input_messages": None,
         "output_messages": None,
     }
+
+
+def _vllm_text(text: dict[str, Any] | None) -> dict[str, Any] | None:
+    """`text` as vLLM echoes it (`text=request.text`, its pydantic model dumped: checked
+    against 0.32): None when not asked, else every field, a json_schema's in its order."""
+    if text is None:
+        return None
+    fmt = text.get("format")
+    if isinstance(fmt, dict) and fmt.get("type") == "json_schema":
+        names = ("name", "schema", "type", "description", "strict")
+        fmt = {name: fmt.get(name) for name in names}
+    return {"format": fmt, "verbosity": text.get("verbosity")}

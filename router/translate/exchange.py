@@ -81,8 +81,16 @@ class Whole:
 
 
 async def send(
-    backend: Backend, api: Api, body: dict[str, Any], headers: dict[str, str], stream: bool
+    backend: Backend,
+    api: Api,
+    body: dict[str, Any],
+    headers: dict[str, str],
+    stream: bool,
+    asked: dict[str, Any] | None = None,
 ) -> Reply:
+    """`body` to `backend`, translated when it does not speak `api`; a reply the router
+    makes echoes `asked`, the request as the client sent it (`dispatch.Call.asked`; by
+    default `body`)."""
     if native(api, backend.settings):  # as sent, but for what the native API would refuse
         sent = _for_native(api, body, backend.settings)
         return await backend.send(api, sent, headers, stream)
@@ -94,7 +102,7 @@ async def send(
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
         answer = _whole_answer(reply, backend)
-        whole = reply_from_chat(api, body, answer)
+        whole = reply_from_chat(api, asked or body, answer)
         guessed = api == "messages" and not isinstance(answer.get("usage"), dict)
         wrapped = (
             anthropic_reply.wrapped_inputs(answer, whole) if api == "messages" else frozenset()
@@ -102,7 +110,7 @@ async def send(
         facts = Whole(guessed, wrapped, finish_reasons(answer))
         return Reply(reply.status, reply.headers, body=orjson.dumps(whole), translation=facts)
     assert reply.stream is not None
-    out = stream_for(api, body)
+    out = stream_for(api, asked or body)
     events = _translated(reply.stream, out, name, backend.secret_values)
     return Reply(reply.status, reply.headers, stream=events, close=reply.close, translation=out)
 

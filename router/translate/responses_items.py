@@ -45,8 +45,11 @@ def response_id(chat_id: Any) -> str:
 def envelope(
     rid: str, model: Any, request: dict[str, Any], status: str, created_at: int
 ) -> dict[str, Any]:
-    """The Response object around the output, echoing what the client asked for. One
-    response's every event carries the same `created_at`: its caller takes the time once."""
+    """The Response object around the output, echoing what the client asked for, as OpenAI
+    does: each field `openai.types.responses.Response` reads from the request, its default
+    when not asked. `request` is the client's own, with the `previous_response_id` the
+    router took out of what it sent (`dispatch.Call.asked`). One response's every event
+    carries the same `created_at`: its caller takes the time once."""
     return {
         "id": rid,
         "object": "response",
@@ -59,14 +62,38 @@ def envelope(
         "model": model,
         "output": [],
         "parallel_tool_calls": request.get("parallel_tool_calls", True),
-        "previous_response_id": None,
+        "previous_response_id": request.get("previous_response_id"),
+        "reasoning": _asked(request, "reasoning", dict, {"effort": None, "summary": None}),
+        "store": _asked(request, "store", bool, True),
         "temperature": request.get("temperature", 1.0),
+        "text": text_config(request.get("text")),
         "tool_choice": request.get("tool_choice", "auto"),
         "tools": request.get("tools") or [],
         "top_p": request.get("top_p", 1.0),
+        "truncation": _asked(request, "truncation", str, "disabled"),
         "usage": None,
+        "user": _asked(request, "user", str, None),
         "metadata": request.get("metadata") or {},
     }
+
+
+def _asked(request: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+    """The request's `name` when it is a `kind`, else OpenAI's default for it."""
+    value = request.get(name)
+    return value if isinstance(value, kind) else default
+
+
+def text_config(asked: Any) -> dict[str, Any]:
+    """The `text` a Response echoes: the request's `format` (`{"type": "text"}` when not
+    asked) and `verbosity` when asked. A client reads its structured output by it: LangChain
+    fills `parsed` only when `text.format.type` is `json_schema` (without it, its
+    `with_structured_output` stream failed over a chat backend: found running LangChain)."""
+    asked = asked if isinstance(asked, dict) else {}
+    fmt = asked.get("format")
+    out: dict[str, Any] = {"format": fmt if isinstance(fmt, dict) else {"type": "text"}}
+    if isinstance(asked.get("verbosity"), str):
+        out["verbosity"] = asked["verbosity"]
+    return out
 
 
 def finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:

@@ -102,14 +102,20 @@ def sent(servers: dict[str, Running]) -> dict[str, dict[str, int]]:
 
 
 def turn(sdk: openai.OpenAI, stream: bool, **ask: Any) -> tuple[Any, str]:
-    """One turn, whole or streamed: the response as the SDK read it, and who served it."""
+    """One turn, whole or streamed: the response as the SDK read it, and who served it. It
+    echoes the `previous_response_id` it continues, in every event that carries it, as
+    OpenAI's does (the router takes the id out of what it sends: it echoed none)."""
     if not stream:
         raw = sdk.responses.with_raw_response.create(**ask)
-        return raw.parse(), raw.headers["x-smf-backend"]
+        reply = raw.parse()
+        assert reply.previous_response_id == ask.get("previous_response_id")
+        return reply, raw.headers["x-smf-backend"]
     with sdk.responses.with_streaming_response.create(stream=True, **ask) as raw:
         events = list(raw.parse())
         backend = raw.headers["x-smf-backend"]
     assert events[-1].type == "response.completed"
+    carried = [e.response for e in events if hasattr(e, "response")]  # type: ignore[union-attr]
+    assert {r.previous_response_id for r in carried} == {ask.get("previous_response_id")}
     return events[-1].response, backend  # type: ignore[union-attr]
 
 

@@ -69,20 +69,38 @@ def test_chat_parse_whole_and_streamed(chat_proxy: RunningRouter, backend: str) 
 def test_responses_parse_over_a_chat_backend(
     chat_proxy: RunningRouter, chat_sims: dict[str, Running], backend: str, stream: bool
 ) -> None:
-    """`text.format` becomes the chat backend's `response_format`; its JSON the parsed model."""
+    """`text.format` becomes the chat backend's `response_format`; its JSON the parsed model.
+    The Response echoes the format, as OpenAI's does, in every event that carries it:
+    LangChain fills `parsed` only when `text.format.type` is `json_schema` (it was left out,
+    and its `with_structured_output` stream failed: found running LangChain)."""
     sdk = openai_client(chat_proxy)
     if stream:
         with sdk.responses.stream(model=backend, input=ASK, text_format=Forecast) as events:  # type: ignore[arg-type]
-            deltas = [e.delta for e in events if e.type == "response.output_text.delta"]
+            seen = list(events)
             reply = events.get_final_response()
+        deltas = [e.delta for e in seen if e.type == "response.output_text.delta"]
         assert len(deltas) > 1 and "".join(deltas) == reply.output_text
+        carried = [e.response for e in seen if hasattr(e, "response")]  # type: ignore[union-attr]
+        assert len(carried) == 3  # created, in_progress, completed
+        assert all(r.text and r.text.format.type == "json_schema" for r in carried)
     else:
         reply = sdk.responses.parse(model=backend, input=ASK, text_format=Forecast)  # type: ignore[arg-type]
+    assert reply.text is not None and reply.text.format is not None
+    assert reply.text.format.type == "json_schema" and reply.text.format.name == "Forecast"
     sent = chat_sims[backend].stats()["last_request"]
     assert sent["response_format"]["type"] == "json_schema"  # it went as chat's
     assert isinstance(reply.output_parsed, Forecast)
     assert valid(reply.output_text) == reply.output_parsed
     assert reply.usage is not None and reply.usage.output_tokens > 0
+
+
+def test_a_plain_response_echoes_the_default_text_format(chat_proxy: RunningRouter) -> None:
+    """Not asked, `text` is OpenAI's default, and the other fields OpenAI echoes are there."""
+    reply = openai_client(chat_proxy).responses.create(model="local", input=ASK, user="u-1")
+    assert reply.text is not None and reply.text.format is not None
+    assert reply.text.format.type == "text"
+    assert (reply.store, reply.truncation, reply.user) == (True, "disabled", "u-1")
+    assert reply.reasoning is not None and reply.reasoning.effort is None
 
 
 def test_messages_output_format_over_a_chat_backend(chat_proxy: RunningRouter) -> None:

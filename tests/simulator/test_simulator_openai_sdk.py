@@ -205,13 +205,17 @@ def test_a_stored_response_continues_and_an_unknown_one_is_refused(
     start_sim: Callable[..., SimThread], profile: str, refusal: type[openai.APIStatusError]
 ) -> None:
     """Each server keeps what it answered for `previous_response_id` and refuses an id it
-    never made in its own words: vLLM a 404, OpenAI a 400 naming the field."""
+    never made in its own words: vLLM a 404, OpenAI a 400 naming the field. Each echoes
+    the id a turn continues, and its `text` (OpenAI's default when not asked, vLLM's none)."""
     sdk = client(start_sim(profile=profile))
     first = sdk.responses.create(model=MODEL, input="Say hi.")
+    assert first.previous_response_id is None
+    default = None if profile == "vllm" else "text"
+    assert (first.text.format.type if first.text and first.text.format else None) == default
     streamed = list(sdk.responses.create(model=MODEL, input="Say hi.", stream=True))
     for previous in (first.id, streamed[-1].response.id):  # type: ignore[union-attr]
         again = sdk.responses.create(model=MODEL, input="Again.", previous_response_id=previous)
-        assert again.output_text
+        assert again.output_text and again.previous_response_id == previous
     unstored = sdk.responses.create(model=MODEL, input="Say hi.", store=False)
     for unknown in ("resp_gone", unstored.id):
         with pytest.raises(refusal) as refused:

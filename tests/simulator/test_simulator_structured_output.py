@@ -116,6 +116,9 @@ def test_responses_parse_returns_the_model(
         reply = sdk.responses.parse(model=MODEL, input=ASK, text_format=Forecast)  # type: ignore[arg-type]
     assert isinstance(reply.output_parsed, Forecast)
     assert valid(reply.output_text, Forecast) == reply.output_parsed
+    # echoed, as both servers echo it (LangChain reads the parsed output by it)
+    assert reply.text is not None and reply.text.format is not None
+    assert reply.text.format.type == "json_schema"
     assert reply.usage is not None
     assert reply.usage.output_tokens == tokens.count(reply.output_text)
 
