@@ -30,7 +30,7 @@ from router.upstream_errors import in_band
 
 if TYPE_CHECKING:
     from router.backends.base import Translation
-    from router.dispatch import Committed
+    from router.call import Committed
 
 
 @dataclass(slots=True)

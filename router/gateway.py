@@ -22,9 +22,10 @@ from router import request_size as size
 from router.auth import Caller
 from router.backend_state import BackendState
 from router.backends.base import Backend
+from router.call import Call, Committed
 from router.config import Config
 from router.conversation import conversation_key, prompt_text, server_thread
-from router.dispatch import Call, Committed, Dispatcher
+from router.dispatch import Dispatcher
 from router.errors import (
     RouterError,
     cancellation,

@@ -26,7 +26,8 @@ from router import blame
 from router.answer_end import finished
 from router.attempt_errors import Cut, Malformed, Timeout, UpstreamError
 from router.backends.base import Translation
-from router.dispatch import Call, Committed, Dispatcher
+from router.call import Call, Committed
+from router.dispatch import Dispatcher
 from router.errors import RouterError, cancellation, internal_error, stream_error_event
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api

@@ -21,8 +21,8 @@ the terminal event (the relay stops there), so the answer kept early is the one 
 
 from __future__ import annotations
 
+from router.call import Call
 from router.config import Config
-from router.dispatch import Call
 from router.relay import Tally
 from router.stored_responses import StoredResponses
 from router.translate.pairing import native

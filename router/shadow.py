@@ -34,9 +34,9 @@ from router import live, sandbox_layers
 from router.backend_state import BackendState
 from router.backend_waits import Heard, heard_by, unheard
 from router.backends.base import Backend
+from router.call import Call
 from router.comparison import Executor, Reply
 from router.config import Config
-from router.dispatch import Call
 from router.own_load import ReplayObserver, Slot
 from router.record import Api, Record, ShadowDropReason
 from router.relay import Tally

@@ -35,7 +35,7 @@ from router.api.hangup import Reply, watch
 from router.api.headers import request_headers
 from router.api.refusal import Arrival
 from router.attempt_errors import UpstreamError
-from router.dispatch import Call, Committed
+from router.call import Call, Committed
 from router.errors import RouterError, cancellation, internal_error
 from router.gateway import Gateway
 from router.record import Api

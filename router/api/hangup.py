@@ -16,7 +16,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from router.dispatch import Call
+from router.call import Call
 
 Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
 

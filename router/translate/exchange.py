@@ -89,7 +89,7 @@ async def send(
     asked: dict[str, Any] | None = None,
 ) -> Reply:
     """`body` to `backend`, translated when it does not speak `api`; a reply the router
-    makes echoes `asked`, the request as the client sent it (`dispatch.Call.asked`; by
+    makes echoes `asked`, the request as the client sent it (`call.Call.asked`; by
     default `body`)."""
     if native(api, backend.settings):  # as sent, but for what the native API would refuse
         sent = _for_native(api, body, backend.settings)

@@ -48,7 +48,7 @@ def envelope(
     """The Response object around the output, echoing what the client asked for, as OpenAI
     does: each field `openai.types.responses.Response` reads from the request, its default
     when not asked. `request` is the client's own, with the `previous_response_id` the
-    router took out of what it sent (`dispatch.Call.asked`). One response's every event
+    router took out of what it sent (`call.Call.asked`). One response's every event
     carries the same `created_at`: its caller takes the time once."""
     return {
         "id": rid,

@@ -18,8 +18,9 @@ import pytest
 from router import commit as commit_module
 from router import relay as relay_module
 from router.backends.base import Reply
+from router.call import Call, Committed
 from router.config import parse
-from router.dispatch import Call, Committed, Dispatcher
+from router.dispatch import Dispatcher
 from router.record import Api, Attempt, Record
 from router.relay import Tally, relay
 from router.sse import Built, Written, data_of

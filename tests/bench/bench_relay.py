@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path.cwd()))
 from bench_proxy import PATHS, body, start_upstream, stop
 
 from router.backends.base import Reply
-from router.dispatch import Call, Committed, Dispatcher
+from router.call import Call, Committed
+from router.dispatch import Dispatcher
 from router.record import Attempt, Record
 from router.relay import Tally, relay
 from router.translate.exchange import _translated, stream_for

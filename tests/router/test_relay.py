@@ -14,7 +14,8 @@ import pytest
 
 from router import relay as relay_module
 from router.backends.base import Reply
-from router.dispatch import Call, Committed, Dispatcher
+from router.call import Call, Committed
+from router.dispatch import Dispatcher
 from router.record import Api, Attempt, Record
 from router.relay import Tally, relay
 from router.stall import Stall

@@ -19,9 +19,9 @@ import orjson
 
 from router.attempt_errors import UpstreamError
 from router.backends.base import Reply as BackendReply
+from router.call import Call
 from router.comparison import Reply
 from router.config import Config
-from router.dispatch import Call
 from router.ledger import Ledger
 from router.policy import BackendState
 from router.record import Record, Usage
@@ -87,10 +87,12 @@ def test_a_hanging_target_leaves_the_queue_no_more_than_queue_bytes(tmp_path: Pa
 
 
 class Gated:
-    """A shadow target whose calls wait until `opened`, then answer, fail or hang."""
+    """A shadow target whose calls wait until `opened`, then answer, fail or hang; its
+    `settings` are the backend's it stands for (a failure is heard under them)."""
 
-    def __init__(self, then: str = "answer") -> None:
+    def __init__(self, then: str = "answer", settings: Any = None) -> None:
         self.then = then
+        self.settings = settings
         self.opened = asyncio.Event()
         self.asked = 0
 
@@ -189,8 +191,9 @@ def test_a_replay_holds_its_bytes_until_it_ends_however_it_ends(tmp_path: Path) 
     compared, failed (the target's error, or a bug), or cancelled at shutdown."""
     size = job_size(_question(100), Reply("\\boxed{5555}"))
     for then, counted in [("answer", "compared"), ("fail", "dropped_error"), ("bug", None)]:
-        target = Gated(then)
-        shadow = Shadow(_config(tmp_path), {"local": target})
+        config = _config(tmp_path)
+        target = Gated(then, config.backend("local"))
+        shadow = Shadow(config, {"local": target})
         assert _run(shadow, target, 2, "open") == (2 * size, 0), then
         if counted is not None:
             assert shadow.counts[counted] == 2, then
