@@ -1,0 +1,173 @@
+"""How the classifier decides, the first prose section of the evaluation report
+(docs/classifier.md): its rules, the bounds of what it reads (and the agents' and agent
+frameworks' own texts it leaves out), its features, the constraint detector and `explain`.
+Apart from `classifier.report_text` (what was tried, the readers' audit) to keep each file
+under 400 lines. The doc is generated: a sentence added to docs/classifier.md by hand and
+not here is lost at the next retrain, and `tests/classifier/test_classifier_doc.py` fails."""
+
+HOW = """\
+## How it decides
+
+1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
+   named function) gives tool_calling (0.97); tools offered and a latest user message that
+   asks for them (phrases such as "look up", "send an email", or two words of a tool's name
+   in their order: "the current weather" names `get_current_weather`) gives tool_calling
+   (0.90). Descriptions are not compared: an agent's are in everyday words ("command",
+   "file", "list"), which any coding task shares. Nor are the coding agents' built-in tools
+   (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
+   too ("store the todo write timestamp"), when three or more of them are offered (one
+   offered by an app of its own, `read_file`, can be named); they still count as tools
+   offered, and an MCP tool an agent offers after its own can be named. The
+   deprecated chat fields are read alike when the current ones are absent: `functions` as
+   `tools`, and `function_call` (`{"name": ...}` forces that function, `"none"` offers none).
+   A smolagents CodeAgent's request (item 3: its action steps, its plans) gives coding
+   (0.97), whatever the task: its every step must answer in code, which its Python
+   interpreter runs ("How many prime numbers are there below 100?" is math 0.99 asked alone).
+   A coding agent's session (three or more of those tools offered, opencode's, Continue's
+   (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
+   no file edits), Goose's, OpenHands', Cursor's, the Cline CLI's and crush's too, or an agent's
+   text cut from the latest or the first ask, item 3) is coding work unless the ask
+   clearly is not: when the
+   model reads it as math, reasoning, prose or writing and those four together stay below
+   0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
+   0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
+   prose). Its confidence is the model's probability of coding work (coding, tool_calling,
+   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. A tool result
+   alone is no such session: any app that calls tools ends a turn with one. Nor is a
+   general-purpose harness's (`GENERAL_HARNESS_TOOLS`: LangChain's deepagents, recognised by
+   `ls`, `read_file`, `write_file`, `edit_file`, `glob` and `grep` offered together), used
+   for research and writing as much as for code: its tools cannot be named and count for
+   no coding agent, so its asks are what the model reads ("Why did the Roman Empire fall?"
+   under "You are an expert researcher" was coding 0.56 by this rule, now reasoning, on
+   the cloud; "explain what sync_dir does" there is reasoning too). Three coding agents'
+   tools offered beside them still make the session a coding agent's.
+2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
+   features of the latest user message (weight 1), the first user message (0.5) and the
+   system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
+   conversation whose last message is a tool result, double the odds of tool_calling.
+   A request with no user words (a system prompt alone) is no task: source `default`.
+3. **Bounds** (`request.py`, `toolset.py`, `features.py`): the first user message among the first 64
+   messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
+   thousands of messages after it), 16 content parts, 16 tools (of the first 64: an
+   agent's built-in tools, which Claude Code offers before its MCP tools, are not counted);
+   texts clipped to 1,500 + 500 bytes of UTF-8 (characters of English, a third as many of
+   Chinese); features from the first 160 and last 40 tokens. Images and other non-text
+   parts are ignored. What agents add to a user turn is not the user's words
+   (`harness.py`): blocks of `<system-reminder>`, a slash or local command's echo and
+   output, `<task-notification>`, `<user-prompt-submit-hook>`, a peer session's message, the
+   note that the user stopped a reply, the summary of a conversation compacted on its own
+   and the "Tool loaded." ending a tool search's turn (Claude Code), `<user_instructions>` or
+   `# AGENTS.md instructions` and `<environment_context>` (Codex), `<session_context>`
+   (Gemini CLI), `<environment_details>` and the nag for a tool use (Cline, Roo Code),
+   `<info-msg>` (Goose), the workspace's
+   context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
+   `<EXTRA_INFO>`...), the edit format's reminder Aider appends to the current message
+   (`classifier/aider.py`; its ask or context mode's, "Reply in English.", only when its
+   system prompt ends with the same), and the few others `classifier/harness.py` names, at
+   the start or end of a text are cut from it; a text an agent starts with a
+   notice of its own (Claude Code's "Stop hook feedback:", Cline's "[TASK RESUMPTION]"
+   matched through its template's last sentence, after which words are read, also after a
+   first turn's `<task>`), in Aider's requests one of its reflections (its own text after a
+   reply's edits failed or lint failed: "No filename provided before ``` in file listing",
+   "# 1 SEARCH/REPLACE block failed to match!", "I ran this command:"), or a tool's
+   result that such a resumption follows in its turn, has no words; the tags
+   an agent wraps the user's words in (Cline's `<task>`, a slash command's
+   `<command-args>`, Claude Code's `<teammate-message>`, several in one text all read, and
+   `<channel>`) are cut and the words read (not what Cline appends for an @-mention in them:
+   `<file_content>`, `<folder_content>`, `<url_content>`, `<terminal_output>`...), unless
+   a local command's output follows them (`/model opus` asks nothing); of a text holding
+   the user's reply in Cline's `<feedback>`, `<answer>` or `<user_message>` after its
+   lead-in (`classifier/replies.py`), at the text's end, before its mentions, or followed
+   by the agent's markup (a file it read or names), only the reply is read; a user
+   message with no words left (or only an image: a tool result's, which chat
+   carries in a user message after the tool messages) is no ask, neither the latest (at
+   most 64 such are passed over) nor the first; a tool result before it is still the last
+   message. Nor, in Aider's requests, is its example conversation (to its "I switched to a
+   new code base..." and "Ok.", among the first 16 messages) the first ask, nor one of its
+   fixed pairs (the repository map, the read-only and the added files, or a note that none
+   are, or a note of its commit, with Aider's reply after it) the first or the latest. A
+   request is Aider's by its example conversation or a pair it sends on every request (not
+   a note on its edits) among its first or last 16 messages (`classifier/aider.py`); in
+   another client's, a message that starts as Aider's texts do is read as written.
+   Nor are opencode's own user messages (`classifier/opencode.py`): its title call's
+   "Generate a title for this conversation:" before the ask, and a compacted history's
+   "What did we do so far?" before the summary, each right after opencode's system prompt
+   and with a message after it (Kilo Code's, with its environment block as a second part,
+   even as the last message), are passed over (a request holding one reads as an agent's
+   session; in another client's, the words are the user's), and its compaction request
+   (its prompt around the conversation, to its template's last rule) is no ask.
+   Of crush's title call (`classifier/crush.py`: "Generate a concise title for the following
+   content:", the ask, then an empty think block, after its title prompt ending
+   " /no_think"), the ask inside is read; in another client's request the words are read
+   as written. The ask inside, and an Aider message without its mode's reminder, are what
+   the conversation key hashes and `explain` measures too (`latest_cut`, `first_cut`): one
+   function gives all three an ask's content (`classifier.request.ask_content`).
+   Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
+   ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini
+   CLI's alike) and a compressed history's summary, each with its fixed reply after it
+   ("Got it. Thanks for the context!", "Got it. Thanks for the additional context!"), and
+   its next-speaker check's prompt, are passed over (a request holding one reads as an
+   agent's session).
+   Agent frameworks' texts are left out too, but make the request no agent's session:
+   research and writing run on them as much as code. Of a crewAI task
+   (`classifier/crewai.py`: "Current Task:", the description, "This is the expected
+   criteria for your final answer:", the expected output, "you MUST return the actual
+   complete content as the final answer, not a summary." and all crewAI appends), the
+   description and the expected output are read, a line apart ("Compute 17 * 23" math, as
+   alone, where the whole text was instruction 0.42), and its user message after a tool's
+   result ("Analyze the tool result. ...") is passed over; only when the request's first
+   message opens with crewAI's role-playing slice ("You are ... Your personal goal is:").
+   pydantic-ai's feedback after a reply that failed its output's validation
+   (`classifier/pydantic_ai.py`: "Your previous response failed the application's
+   validation ..." with its `<pyai:validation_errors>` or `<pyai:retry_feedback>`, or 1.x's
+   "Validation feedback:" or "N validation errors:" ending "Fix the errors and try again."),
+   right after that reply, is passed over for the ask before it.
+   Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
+   first ask: after "New task:" in an action step or the final answer, in the initial plan's
+   fence after "Now begin! Here is your task:", the plan update's system prompt's in its
+   first user message (where smolagents merges the task with its next texts); its own user
+   messages after it ("Observation:", "Error:", "Now proceed and carry out this plan.", the
+   plan update's and the final answer's prompts) are passed over. Only when the request's
+   first message is one of its system prompts ("You are an expert assistant who can solve
+   any task using code blobs." or "... using tool calls.", the plan update's, "An agent
+   tried to answer a user query but it got stuck ...") or its whole initial plan. The
+   conversation key hashes that task without smolagents' system prompts, which differ from
+   one kind of step to the next: one run is one conversation.
+4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
+   cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
+   (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
+   fire `m:literary_form`), and `m:answer` for a directive on presenting a final answer
+   ("\\boxed", "only the letter"). Confidence is the softmax
+   probability of the scores divided by a temperature fit on sources left out (see
+   Calibration above); the router treats a low one as "use the default route". A request with
+   no word, prefix or cue the model learnt (no text, "asdf", a bare "?": only shape cues
+   and the detector's score, which one alone would carry at full weight) and a malformed
+   body give intent `unknown`, confidence 0, source `default`: the default route.
+5. **Constraint detector** (`constraint.py`): a second, sentence-level logistic model scores
+   each sentence of the latest user message (at most 40) for "this constrains the form of
+   the response"; the request's score is the maximum, fed to the model as `c:constraint`
+   and `c:constraint_hi`. It learns from 2,413 sentences written for it
+   (`classifier/data/sentences/`) and 2,000 sentences of non-instruction training rows, so
+   one constraint sentence can make a long story or question instruction. When a sentence
+   names a literary form (acrostic, haiku, 藏头诗...), the same score goes out as
+   `c:form_constraint(_hi)`: a named form's rules are the form's, and the model weighs them
+   apart from arbitrary constraints. When the strongest sentence only says how to present a
+   final answer ("Reply with the letter only", `\\boxed{}`), a second sentence model, the
+   answer head (353 sentences of its own), sends the score out as `c:answer_constraint(_hi)`:
+   such a question stays reasoning or math. `explain()` names the sentence and its kind.
+6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`
+   and of `smf-router classify --json`, `smf-router classifier show`): `intent`,
+   `confidence` and `source` are what `classify`
+   decides, `rule` the rule that decided it (or null). `top_intents`, `model_intent` and
+   `features` are the model's reading: under source `rule` what the model alone would have
+   said, which did not decide; under source `default` (nothing the model could read, or a
+   body that could not be read) empty, with `model_intent` `unknown`. `read` says how much
+   of the request was read, and whether a message was cut to its head and tail
+   (`latest_cut`, `first_cut`). Each feature's `weight` is its share of the logit margin between
+   the model's first and second intent (`top_intents[0]` and `[1]`): value × (weight toward
+   the first − weight toward the second), largest first; `bias` is the intents' base rates
+   and `prior:tools` the doubled tool_calling odds of item 2 (log 2 toward tool_calling).
+   All the terms, not only the eight strongest listed, sum to log(p first / p second), so
+   the list shows what told the two apart most.
+
+"""
