@@ -78,6 +78,12 @@ class Own:
 
     previous: str | None
     items: list[Any]
+    whole: bool = False  # a conversation sent whole: nothing of it kept, only that it was
+
+
+# A turn that sent its conversation whole (`starts` is false): kept as no more than that,
+# so a turn continuing it by id is told why the router cannot, not that it forgot.
+SENT_WHOLE = Own(None, [], whole=True)
 
 
 class ChainBroken(BadRequest):
@@ -87,7 +93,17 @@ class ChainBroken(BadRequest):
 
     code = "previous_response_not_found"
 
-    def __init__(self, named: str, missing: str | None) -> None:
+    def __init__(self, named: str, missing: str | None, whole: bool = False) -> None:
+        if whole:
+            was = "is" if missing == named else f"continues {missing!r}, which is"
+            super().__init__(
+                f"previous_response_id {named!r} {was} the answer to a conversation sent whole, "
+                "of which the router keeps nothing (it keeps a conversation's turns from its "
+                "first, sent alone, on): send the conversation's whole input instead, as with "
+                "store: false",
+                param="previous_response_id",
+            )
+            return
         if missing is None:
             why = f"continues a chain of more than {MAX_TURNS} responses, or one that loops"
         elif missing == named:
@@ -178,7 +194,8 @@ class StoredItems:
                     self.table.remember(_slot(caller, named), orjson.dumps(item))
                     kept.append(named)
         if own is not None and response_id and response_id != own.previous:
-            turn = {"previous": own.previous, "input": own.items, "output": kept}
+            turn: dict[str, Any] = {"previous": own.previous, "input": own.items, "output": kept}
+            turn = {"whole": True} if own.whole else turn
             self.table.remember(_turn_slot(caller, response_id), orjson.dumps(turn))
 
     def history(self, caller: str, response_id: str, limit: int) -> list[Any] | None:
@@ -199,6 +216,8 @@ class StoredItems:
             if raw is None and at == response_id:
                 return None
             turn: dict[str, Any] = orjson.loads(raw or b"{}")
+            if turn.get("whole"):
+                raise ChainBroken(response_id, at, whole=True)
             answer = [self._raw(_slot(caller, named)) for named in turn.get("output", ())]
             if raw is None or None in answer:
                 raise ChainBroken(response_id, at)

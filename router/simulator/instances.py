@@ -117,7 +117,10 @@ class _Walk:
             count = most
         if not count:  # no item built: a recursive one would not end
             return []
-        return [self.value(name, _object(schema.get("items")), depth + 1)] * count
+        # Each built, not one copied: copies spent no budget, and an array of arrays doubled
+        # per level to 2**64 items, which the reply's encoding never finished (found in review)
+        items = _object(schema.get("items"))
+        return [self.value(name, items, depth + 1) for _ in range(count)]
 
     def resolved(self, schema: dict[str, Any], hops: int = _HOPS) -> dict[str, Any]:
         """`schema` with its `$ref` (a local JSON pointer, `#/$defs/Inner`) followed and

@@ -187,13 +187,13 @@ def test_a_turn_sending_its_conversation_whole_keeps_no_input() -> None:
     for turn in range(1, 21):
         conversation.append(user(f"ask {turn} " + "x" * 500))
         whole, own = stored.whole("responses", {"input": conversation}, "alice", None, LIMIT)
-        assert (own is None) == (turn > 1)  # the first is a start: kept, small
+        assert own is not None and own.whole == (turn > 1)  # the first is a start: kept
         answer = message(f"msg_{turn}", "y" * 500)
         stored.made("responses", whole, "alice", f"resp_{turn}", None, output=[answer], own=own)
         conversation.append(answer)
     assert stored.items.table.bytes < 20 * 1200  # each answer once, one first ask: linear
     more = {"input": "more", "previous_response_id": "resp_20"}
-    with pytest.raises(ChainBroken):  # continued by id after all: told to send it whole
+    with pytest.raises(ChainBroken, match="'resp_20' is the answer to a conversation sent whole"):
         stored.whole(
             "responses", more, "alice", stored.continued("responses", more, "alice"), LIMIT
         )

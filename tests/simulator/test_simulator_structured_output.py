@@ -20,6 +20,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from router.simulator import SimThread, tokens
+from router.simulator.instances import structured
 
 MODEL = "tiny"
 ASK = [{"role": "user", "content": "Give me the forecast for Paris this week"}]
@@ -210,6 +211,33 @@ def test_a_recursive_model_gets_a_finite_valid_answer() -> None:
         text = structured(schema, "a tree")
         jsonschema.validate(json.loads(text), schema)
         assert Node.model_validate_json(text).name == "a tree"
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [
+        {
+            "$defs": {"A": {"type": "array", "minItems": 2, "items": {"$ref": "#/$defs/A"}}},
+            "$ref": "#/$defs/A",
+        },
+        {"type": "array", "minItems": 3, "items": {"$ref": "#"}},
+        {
+            "type": "array",
+            "minItems": 64,
+            "items": {
+                "type": "array",
+                "minItems": 64,
+                "items": {"type": "array", "minItems": 64, "items": {"type": "string"}},
+            },
+        },
+    ],
+    ids=["ref-array", "root-array", "nested-64"],
+)
+def test_arrays_of_arrays_are_built_within_the_budget(schema: dict[str, Any]) -> None:
+    """Each item built, not one copied: an array of arrays doubled per level (2**64 items
+    for the first), and the reply's encoding never ended (found in review)."""
+    answer = structured(schema, "hi")
+    assert len(answer) < 200_000 and isinstance(json.loads(answer), list)
 
 
 def test_a_schema_no_value_meets_still_gets_an_answer(vllm: SimThread) -> None:
