@@ -1,6 +1,7 @@
 """The simulators and the router of the agent stack: one of each per test module
 (module-scoped), which a module may replace with its own `servers` or `proxy` fixture. Also
-a router whose backends speak chat only (`chat_proxy`: every agent API translated) and the
+a router whose backends speak chat only (`chat_proxy`: every agent API translated), one
+with the default routes (`default_proxy`), and the
 reasoning grace, shortened or lengthened."""
 
 from __future__ import annotations
@@ -39,6 +40,16 @@ def chat_sims() -> Iterator[dict[str, Running]]:
         simulator(profile="cloud", model="cloud-model") as cloud,
     ):
         yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def default_proxy(
+    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    """The router over `chat_sims` with the default routes and settings (`config_for`): what
+    a test of an agent's own texts sends its captured bodies to."""
+    with router(config_for(chat_sims, tmp_path_factory.mktemp("default"))) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")

@@ -12,7 +12,6 @@ simulators as backends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,7 @@ from classifier.harness_tools import HARNESS_TOOLS
 from classifier.toolset import tool_name
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_docs import agent_section
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "cline-cli-3.0.65"
 EXPLAIN = "explain what sync_dir does"
@@ -43,15 +42,9 @@ def first_turn(ask: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+def proxy(default_proxy: RunningRouter) -> RunningRouter:
     """The router over a vLLM `local` and a `cloud`, the default routes."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        with router(config_for(servers, tmp_path_factory.mktemp("cline"))) as running:
-            yield running
+    return default_proxy
 
 
 @pytest.mark.parametrize("ask", [EXPLAIN, "write unit tests for build_parser"])

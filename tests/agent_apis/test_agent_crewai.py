@@ -14,16 +14,15 @@ backends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
 from classifier.crewai import POST_TOOL
 from tests.agent_apis.agent_stack import explained
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.agent_apis.served import served
+from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "crewai-1.15.30"
 WEATHER = ("What is the weather in Paris?", "A one-sentence weather report")
@@ -61,25 +60,9 @@ def bare(body: dict[str, Any], ask: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+def proxy(default_proxy: RunningRouter) -> RunningRouter:
     """The router over a vLLM `local` and a `cloud`, the default routes."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        with router(config_for(servers, tmp_path_factory.mktemp("crewai"))) as running:
-            yield running
-
-
-def served(proxy: RunningRouter, body: dict[str, Any]) -> tuple[str, str]:
-    """The intent and backend the router's headers name for `body`, sent as crewAI sends it
-    (its own client is the official SDK, not streamed)."""
-    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-    raw = client.chat.completions.with_raw_response.create(**body)
-    assert raw.http_response.status_code == 200
-    raw.parse()
-    return raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]
+    return default_proxy
 
 
 @pytest.mark.parametrize("name", BODIES)

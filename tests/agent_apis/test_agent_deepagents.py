@@ -14,18 +14,17 @@ real sockets, the official SDK, the simulators as backends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
 from classifier.harness_tools import GENERAL_HARNESS_TOOLS, HARNESS_TOOLS
 from classifier.request import view
 from classifier.toolset import tool_name
 from tests.agent_apis.agent_stack import explained
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.agent_apis.served import served
+from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "deepagents-0.7.32"
 RESEARCH = "Why did the Roman Empire fall? Compare the main scholarly theories."
@@ -54,25 +53,9 @@ def first_turn(ask: str) -> dict[str, Any]:
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+def proxy(default_proxy: RunningRouter) -> RunningRouter:
     """The router over a vLLM `local` and a `cloud`, the default routes."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        with router(config_for(servers, tmp_path_factory.mktemp("deepagents"))) as running:
-            yield running
-
-
-def served(proxy: RunningRouter, body: dict[str, Any]) -> tuple[str, str]:
-    """The intent and backend the router's headers name for `body`, sent as deepagents
-    sends it (through langchain-openai: the official SDK, not streamed)."""
-    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-    raw = client.chat.completions.with_raw_response.create(**body)
-    assert raw.http_response.status_code == 200
-    raw.parse()
-    return raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]
+    return default_proxy
 
 
 def test_a_research_ask_is_what_the_model_reads_and_goes_to_the_cloud(

@@ -13,15 +13,14 @@ sockets, the official SDK, the simulators as backends.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
 from tests.agent_apis.agent_stack import explained
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.agent_apis.served import served
+from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "pydantic-ai-2.78.0"
 ASK = "What is the largest city in France?"
@@ -50,28 +49,9 @@ def turns(body: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+def proxy(default_proxy: RunningRouter) -> RunningRouter:
     """The router over a vLLM `local` and a `cloud`, the default routes."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        with router(config_for(servers, tmp_path_factory.mktemp("pydantic-ai"))) as running:
-            yield running
-
-
-def served(proxy: RunningRouter, body: dict[str, Any]) -> tuple[str, str]:
-    """The intent and backend the router's headers name for `body`, sent as pydantic-ai
-    sends it (the official SDK, not streamed): a Responses body to `/v1/responses`."""
-    client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
-    if "input" in body:
-        raw: Any = client.responses.with_raw_response.create(**body)
-    else:
-        raw = client.chat.completions.with_raw_response.create(**body)
-    assert raw.http_response.status_code == 200
-    raw.parse()
-    return raw.headers["x-smf-intent"], raw.headers["x-smf-backend"]
+    return default_proxy
 
 
 def explained_ask(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
