@@ -13,66 +13,24 @@ that keep the body they were sent.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import openai
 import pytest
 
-from classifier.intent import INTENTS
-from router.config import hash_key, parse
+from router.config import parse
 from tests.agent_apis.agent_stack import openai_client
-from tests.harness import Running, RunningRouter, router, simulator
+from tests.agent_apis.stored_stack import TOOLS, WEATHER, client, config, received, seeded
+from tests.harness import Running, RunningRouter, router
 
 ASK = "Write a Python function that reverses a list."
 FOLLOW = "Now add type hints to it."
-WEATHER = "What's the weather in Paris?"
-TOOLS: Any = [
-    {
-        "type": "function",
-        "name": "weather",
-        "description": "Get the weather in a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-]
-TIMEOUTS = {"connect_s": 2, "first_token_s": 5, "idle_s": 5, "total_s": 20}
-CALLERS = {"alice": "key-a", "bob": "key-b"}
 
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, Running]]:
-    with (  # seeds of their own: one seed gives both the same ids, in the same order
-        simulator(profile="vllm", model="local-model", seed=11) as local,
-        simulator(profile="cloud", model="cloud-model", seed=12) as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-def config(servers: dict[str, Running], tmp: Path, local_apis: list[str]) -> dict[str, Any]:
-    """`cloud` speaks chat only (the router makes its Responses); `local` speaks
-    `local_apis`; every route tries cloud first."""
-    apis = {"local": local_apis, "cloud": ["chat"]}
-    backends = [
-        {
-            "name": name,
-            "tier": name,
-            "base_url": server.url,
-            "model": f"{name}-model",
-            "apis": apis[name],
-            "timeouts": TIMEOUTS,
-        }
-        for name, server in servers.items()
-    ]
-    return {
-        "backends": backends,
-        "routes": {intent: ["cloud", "local"] for intent in INTENTS},
-        "ledger": {"path": str(tmp / "ledger")},
-        "resilience": {"enabled": False},
-    }
+    with seeded(11) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -80,11 +38,7 @@ def over_chat(
     servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningRouter]:
     """Both backends chat only, and two callers, each with a key."""
-    data = config(servers, tmp_path_factory.mktemp("refs"), ["chat"])
-    data["auth"] = {
-        "keys": [{"name": name, "sha256": hash_key(key)} for name, key in CALLERS.items()]
-    }
-    with router(parse(data)) as running:
+    with router(parse(config(servers, tmp_path_factory.mktemp("refs"), ["chat"]))) as running:
         yield running
 
 
@@ -94,13 +48,9 @@ def beside_native(
 ) -> Iterator[RunningRouter]:
     """`local` speaks Responses itself."""
     with router(
-        parse(config(servers, tmp_path_factory.mktemp("native"), ["chat", "responses"]))
+        parse(config(servers, tmp_path_factory.mktemp("native"), ["chat", "responses"], keys=False))
     ) as running:
         yield running
-
-
-def client(proxy: RunningRouter, caller: str = "alice") -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key=CALLERS[caller], max_retries=0)
 
 
 def user(text: str) -> dict[str, Any]:
@@ -109,12 +59,6 @@ def user(text: str) -> dict[str, Any]:
 
 def reference(item_id: str) -> dict[str, str]:
     return {"type": "item_reference", "id": item_id}
-
-
-def received(server: Running) -> dict[str, Any]:
-    """The body `server` was sent last."""
-    body: dict[str, Any] = server.stats()["last_request"]
-    return body
 
 
 def first_turn(sdk: openai.OpenAI, stream: bool, **ask: Any) -> list[dict[str, Any]]:

@@ -18,65 +18,19 @@ from typing import Any
 import openai
 import pytest
 
-from classifier.intent import INTENTS
-from router.config import hash_key, parse
-from tests.harness import Running, RunningRouter, collected, router, simulator
+from router.config import parse
+from tests.agent_apis.stored_stack import TOOLS, WEATHER, client, config, received, seeded
+from tests.harness import Running, RunningRouter, collected, router
 
 ASK = "Write a Python function that reverses a list."
 FOLLOW = "Now add type hints to it."
 THIRD = "And a docstring, please."
-WEATHER = "What's the weather in Paris?"
-TOOLS: Any = [
-    {
-        "type": "function",
-        "name": "weather",
-        "description": "Get the weather in a city",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-    }
-]
-TIMEOUTS = {"connect_s": 2, "first_token_s": 5, "idle_s": 5, "total_s": 20}
-CALLERS = {"alice": "key-a", "bob": "key-b"}
 
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, Running]]:
-    with (  # seeds of their own: one seed gives both the same ids, in the same order
-        simulator(profile="vllm", model="local-model", seed=31) as local,
-        simulator(profile="cloud", model="cloud-model", seed=32) as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-def config(
-    servers: dict[str, Running], tmp: Path, local_apis: list[str], entries: int = 50_000
-) -> dict[str, Any]:
-    """`cloud` speaks chat only (the router makes its Responses); `local` speaks
-    `local_apis`; every route tries cloud first; two callers, each with a key."""
-    apis = {"local": local_apis, "cloud": ["chat"]}
-    backends = [
-        {
-            "name": name,
-            "tier": name,
-            "base_url": server.url,
-            "model": f"{name}-model",
-            "apis": apis[name],
-            "timeouts": TIMEOUTS,
-        }
-        for name, server in servers.items()
-    ]
-    return {
-        "backends": backends,
-        "routes": {intent: ["cloud", "local"] for intent in INTENTS},
-        "ledger": {"path": str(tmp / "ledger")},
-        "resilience": {"enabled": False, "sticky_max_entries": entries},
-        "auth": {
-            "keys": [{"name": name, "sha256": hash_key(key)} for name, key in CALLERS.items()]
-        },
-    }
+    with seeded(31) as running:
+        yield running
 
 
 @pytest.fixture(scope="module")
@@ -85,16 +39,6 @@ def over_chat(
 ) -> Iterator[RunningRouter]:
     with router(parse(config(servers, tmp_path_factory.mktemp("prev"), ["chat"]))) as running:
         yield running
-
-
-def client(proxy: RunningRouter, caller: str = "alice") -> openai.OpenAI:
-    return openai.OpenAI(base_url=proxy.url, api_key=CALLERS[caller], max_retries=0)
-
-
-def received(server: Running) -> dict[str, Any]:
-    """The body `server` was sent last."""
-    body: dict[str, Any] = server.stats()["last_request"]
-    return body
 
 
 def sent(servers: dict[str, Running]) -> dict[str, dict[str, int]]:
