@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed
 # environment would otherwise compile them on every start).
 COMPILE := $(BIN)/python -m compileall -q router classifier evals >/dev/null
 
-.PHONY: run test lint format lock bench bench-litellm test-vllm clean
+.PHONY: run test lint format lock train bench bench-litellm test-vllm clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -52,6 +52,11 @@ lock:
 	$(LOCK_VENV)/bin/pip install --quiet -e '.[dev]'
 	{ sed -n '/^#/p' constraints.txt; $(LOCK_VENV)/bin/pip freeze --exclude-editable; } > constraints.new
 	mv constraints.new constraints.txt && rm -rf $(LOCK_VENV)
+
+## Retrain the intent classifier from the repo's data (about a minute; deterministic: the
+## same artifact bytes and docs/classifier.md on the same libraries). Not needed to run.
+train: $(STAMP)
+	$(BIN)/smf-router classifier train
 
 ## Benchmarks (not part of `make test`); results go to docs/benchmarks.md by hand.
 bench: $(STAMP) bench-litellm
