@@ -114,25 +114,33 @@ HOW = """\
    criteria for your final answer:", the expected output, "you MUST return the actual
    complete content as the final answer, not a summary." and all crewAI appends), the
    description and the expected output are read, a line apart ("Compute 17 * 23" math, as
-   alone, where the whole text was instruction 0.42), and its user message after a tool's
-   result ("Analyze the tool result. ...") is passed over; only when the request's first
-   message opens with crewAI's role-playing slice ("You are ... Your personal goal is:").
-   pydantic-ai's feedback after a reply that failed its output's validation
-   (`classifier/pydantic_ai.py`: "Your previous response failed the application's
-   validation ..." with its `<pyai:validation_errors>` or `<pyai:retry_feedback>`, or 1.x's
-   "Validation feedback:" or "N validation errors:" ending "Fix the errors and try again."),
-   right after that reply, is passed over for the ask before it.
+   alone, where the whole text was instruction 0.42), its list of a task's files cut ("Input
+   files (content already loaded in conversation):"; the text is then the first of a list of
+   parts, the files after it); its user message after a tool's result ("Analyze the tool
+   result. ...") and its request for the answer at a task's last iteration ("Now it's time
+   you MUST give your absolute best final answer. ...") are passed over; only when the
+   request's first message opens with crewAI's role-playing slice ("You are ... Your
+   personal goal is:"). pydantic-ai's feedback after a reply that failed its output's
+   validation (`classifier/pydantic_ai.py`: "Your previous response failed the
+   application's validation ..." with its `<pyai:validation_errors>` or
+   `<pyai:retry_feedback>`, or 1.x's "Validation feedback:" or "N validation errors:" ending
+   "Fix the errors and try again."), right after that reply, is passed over for the ask
+   before it, and its summary of a compacted conversation (`<pyai:conversation_summary>`
+   and its note that a summarization model wrote it) for the ask after it.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its
-   first user message (where smolagents merges the task with its next texts); its own user
-   messages after it ("Observation:", "Error:", "Now proceed and carry out this plan.", the
-   plan update's and the final answer's prompts) are passed over. Only when the request's
-   first message is one of its system prompts ("You are an expert assistant who can solve
-   any task using code blobs." or "... using tool calls.", the plan update's, "An agent
-   tried to answer a user query but it got stuck ...") or its whole initial plan. The
-   conversation key hashes that task without smolagents' system prompts, which differ from
-   one kind of step to the next: one run is one conversation.
+   first user message (where smolagents merges the task with its next texts); a managed
+   agent's, inside its template ("You're a helpful agent named '...'. You have been
+   submitted this task by your manager. --- Task:", the task, "--- You're helping your
+   manager solve a wider task: ..."). Its own user messages after it ("Observation:",
+   "Error:", "Now proceed and carry out this plan.", the plan update's and the final
+   answer's prompts) are passed over. Only when the request's first message is one of its
+   system prompts ("You are an expert assistant who can solve any task using code blobs."
+   or "... using tool calls.", the plan update's, "An agent tried to answer a user query but
+   it got stuck ...") or its whole initial plan. The conversation key hashes that task
+   without smolagents' system prompts, which differ from one kind of step to the next: one
+   run is one conversation.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

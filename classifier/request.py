@@ -13,11 +13,12 @@ reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
 (`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
 fixed text is read (`classifier.crush`). Agent frameworks' texts are no coding agent's:
 of crewAI's task, its description and expected output are read (`classifier.crewai`), and
-its nudge after a tool and pydantic-ai's retry feedback (`classifier.pydantic_ai`) are
-passed over, none of them making the request an agent's session (`RequestView.harness_cut`);
-of each kind of smolagents' requests, the run's task is read as the first ask and its own
-user messages after it are passed over (`classifier.smolagents`), a CodeAgent's asking for
-code (`RequestView.code_answer`).
+its nudges after a tool and at its last iteration, and pydantic-ai's retry feedback and
+summary of a compacted conversation (`classifier.pydantic_ai`), are passed over, none of
+them making the request an agent's session (`RequestView.harness_cut`); of each kind of
+smolagents' requests, the run's task (a managed agent's inside its template) is read as the
+first ask and its own user messages after it are passed over (`classifier.smolagents`), a
+CodeAgent's asking for code (`RequestView.code_answer`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -224,7 +225,7 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own), an agent framework's (crewAI's nudge after a tool, pydantic-ai's retry feedback,
+    own), an agent framework's (crewAI's nudges, pydantic-ai's retry feedback and summary,
     smolagents' observations and prompts), which makes the request no agent's session; None
     for any other."""
     if aiders and aider.is_pair(messages, index):

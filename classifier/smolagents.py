@@ -28,10 +28,20 @@ parses a code block from every step's reply and fails the step without one, and 
 interpreter, not the model, does the task's arithmetic, so its steps are coding work whatever
 the task (`classifier.rules.rule_intent`). "How many prime numbers are there below 100?" was
 math 0.99, every code step of it sent to the cloud.
+
+A managed agent (one in another's `managed_agents`, called by it as a tool) runs the task its
+manager wrote inside its `managed_agent.task` template (`MANAGED_OPENING`, its name,
+`MANAGED_TASK`, the task, `MANAGED_END`; then, with `additional_args`, `ARGUMENTS` and their
+values): each kind of its requests holds that whole text where it holds a task, and the task
+inside it is what is read (`managed_task`) and keys the run, the arguments' values not. Read
+whole, the template, the same for every task, was the ask: a managed agent's plan for "Find
+the current weather in Paris, France" was tool_calling 0.30, and 0.98 by the task (found
+running smolagents).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -81,6 +91,26 @@ CODE_UPDATE_END = "\n\nNow write your updated facts survey below, then your new 
 # `TaskStep.to_messages`: the task's user message
 TASK = "New task:\n"
 SCAN_PARTS = 16  # of a message's parts, the images of a task or an observation among them
+# `managed_agent.task` (alike in the three prompts' files): the opening, the agent's name (a
+# Python identifier), what comes before the task and what follows it
+MANAGED_OPENING = "You're a helpful agent named '"
+MANAGED_TASK = "'.\nYou have been submitted this task by your manager.\n---\nTask:\n"
+_MANAGED = re.compile(re.escape(MANAGED_OPENING) + r"\w{1,256}" + re.escape(MANAGED_TASK))
+MANAGED_END = (
+    "\n---\nYou're helping your manager solve a wider task: so make sure to not provide a"
+    " one-line answer, but give as much information as possible to give them a clear"
+    " understanding of the answer.\n\nYour final_answer WILL HAVE to contain these parts:\n"
+    "### 1. Task outcome (short version):\n### 2. Task outcome (extremely detailed version):\n"
+    "### 3. Additional context (if relevant):\n\nPut all these in your final_answer tool,"
+    " everything that you do not pass as an argument to final_answer will be lost.\nAnd even if"
+    " your task resolution is not successful, please return as much context as possible, so"
+    " that your manager can act upon this feedback."
+)
+# `MultiStepAgent.run` with `additional_args`: after the task, before their values
+ARGUMENTS = (
+    "\nYou have been provided with these additional arguments, that you can access directly"
+    " using the keys as variables:\n"
+)
 # How smolagents' other user messages start (`memory.py`, `agents.py`): an observation, an
 # error (after a tool call, its id first), the turn after a plan, the plan update's prompt,
 # the final answer's (`final_answer.post_messages`)
@@ -106,7 +136,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     content = message.get("content") if isinstance(message, dict) else None
     if messages and message is messages[0]:  # the initial plan, the one message holding it
         plan = _plan_task(messages)
-        return content if plan is None else plan
+        return content if plan is None else managed_task(plan)
     text = _lead(message) if _system_kind(messages) is not None else None
     if text is None or not text.startswith(TASK):
         return content
@@ -115,8 +145,21 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     update = _update_task(messages)
     asked = text[len(TASK) :]
     if update is not None and (asked == update or asked.startswith(update + "\n")):
-        return update
-    return asked
+        return managed_task(update)
+    return managed_task(asked)
+
+
+def managed_task(task: str) -> str:
+    """The task inside a managed agent's template when `task` is one (its `additional_args`
+    after it left out); any other task as it is."""
+    opening = _MANAGED.match(task)
+    end = task.find(MANAGED_END, opening.end()) if opening else -1
+    if opening is None or end < 0:
+        return task
+    rest = end + len(MANAGED_END)
+    if rest < len(task) and not task.startswith(ARGUMENTS, rest):
+        return task
+    return task[opening.end() : end]
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:

@@ -22,6 +22,27 @@ PRIMES = "How many prime numbers are there below 100?"
 IMAGE = {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}
 
 
+KINDS = ("plan", "step", "plan-update", "step-after-update", "final-answer")
+# smolagents 1.26.0, `smolagents/prompts/code_agent.yaml` `managed_agent.task` (alike in
+# `toolcalling_agent.yaml` and `structured_code_agent.yaml`), rendered by `MultiStepAgent.__call__`
+# (`agents.py`) for a managed agent named "helper"; then `run`'s note of `additional_args`
+MANAGED = (
+    "You're a helpful agent named 'helper'.\nYou have been submitted this task by your manager."
+    "\n---\nTask:\n{task}\n---\nYou're helping your manager solve a wider task: so make sure to"
+    " not provide a one-line answer, but give as much information as possible to give them a"
+    " clear understanding of the answer.\n\nYour final_answer WILL HAVE to contain these parts:"
+    "\n### 1. Task outcome (short version):\n### 2. Task outcome (extremely detailed version):"
+    "\n### 3. Additional context (if relevant):\n\nPut all these in your final_answer tool,"
+    " everything that you do not pass as an argument to final_answer will be lost.\nAnd even if"
+    " your task resolution is not successful, please return as much context as possible, so"
+    " that your manager can act upon this feedback."
+)
+ARGUMENTS = (
+    "\nYou have been provided with these additional arguments, that you can access directly"
+    " using the keys as variables:\n{'limit': 100}."
+)
+
+
 def captured(name: str) -> dict[str, Any]:
     return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
 
@@ -114,3 +135,38 @@ def test_a_chat_asking_a_runs_task_is_another_conversation() -> None:
     run = captured("tool-step.json")
     assert conversation_key(run, {}, "c") != conversation_key(chat, {}, "c")
     assert conversation_key(run, {}, "c") != conversation_key(run, {}, "d")
+
+
+def managed(body: dict[str, Any], task: str, framed: str) -> dict[str, Any]:
+    """`body` with its run's `task` given as `framed`, wherever smolagents put it."""
+    text = json.dumps(body).replace(json.dumps(task)[1:-1], json.dumps(framed)[1:-1])
+    return dict(json.loads(text))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+@pytest.mark.parametrize("run", ["tool", "code"])
+@pytest.mark.parametrize("arguments", ["", ARGUMENTS])
+def test_a_managed_agents_task_is_read_inside_its_template(
+    run: str, kind: str, arguments: str
+) -> None:
+    """Each kind of a managed agent's requests holds its template around the task its manager
+    wrote: the task is read and keys the run, as a run of the task alone would."""
+    task = WEATHER if run == "tool" else PRIMES
+    body = captured(f"{run}-{kind}.json")
+    framed = managed(body, task, MANAGED.format(task=task) + arguments)
+    assert json.dumps(framed).count("You're a helpful agent named 'helper'") >= 1
+    seen, alone = view(framed), view(body)
+    assert (seen.latest, seen.first, seen.code_answer) == (alone.latest, "", alone.code_answer)
+    assert seen.latest == task
+    assert conversation_key(framed, {}, "c") == conversation_key(body, {}, "c")
+
+
+def test_smolagents_template_otherwise_is_read_as_written() -> None:
+    """Without its end, or with words after it that are no `additional_args`, the text is
+    the task as written."""
+    body = captured("code-step.json")
+    for framed in (
+        MANAGED.format(task=PRIMES).split("\n---\nYou're")[0],
+        MANAGED.format(task=PRIMES) + "\nAlso say why.",
+    ):
+        assert view(managed(body, PRIMES, framed)).latest == framed
