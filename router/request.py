@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
@@ -229,6 +230,7 @@ def _validate_responses(body: dict[str, Any]) -> None:
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise BadRequest("'instructions' must be a string", param="instructions")
+    check_echoed(body)  # what the Response echoes, as OpenAI checks it
 
 
 def _validate_messages(messages: Any) -> list[dict[str, Any]]:

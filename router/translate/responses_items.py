@@ -9,6 +9,7 @@ completed, as far as it came.
 from __future__ import annotations
 
 import time
+from types import UnionType
 from typing import Any
 
 import orjson
@@ -61,13 +62,13 @@ def envelope(
         "max_output_tokens": request.get("max_output_tokens"),
         "model": model,
         "output": [],
-        "parallel_tool_calls": request.get("parallel_tool_calls", True),
+        "parallel_tool_calls": _asked(request, "parallel_tool_calls", bool, True),
         "previous_response_id": request.get("previous_response_id"),
         "reasoning": _asked(request, "reasoning", dict, {"effort": None, "summary": None}),
         "store": _asked(request, "store", bool, True),
         "temperature": request.get("temperature", 1.0),
         "text": text_config(request.get("text")),
-        "tool_choice": request.get("tool_choice", "auto"),
+        "tool_choice": _asked(request, "tool_choice", str | dict, "auto"),
         "tools": request.get("tools") or [],
         "top_p": request.get("top_p", 1.0),
         "truncation": _asked(request, "truncation", str, "disabled"),
@@ -77,7 +78,7 @@ def envelope(
     }
 
 
-def _asked(request: dict[str, Any], name: str, kind: type, default: Any) -> Any:
+def _asked(request: dict[str, Any], name: str, kind: type | UnionType, default: Any) -> Any:
     """The request's `name` when it is a `kind`, else OpenAI's default for it."""
     value = request.get(name)
     return value if isinstance(value, kind) else default
