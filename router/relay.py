@@ -32,7 +32,7 @@ from router.errors import RouterError, cancellation, internal_error, stream_erro
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.reply_checks import UNFINISHED, misshapen, unfinished
-from router.sse import DONE, Data, Written, event
+from router.sse import DONE, Data, Written, event, reframed
 from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
@@ -384,10 +384,4 @@ def _inspect(raw: bytes, data: Data, call: Call, tally: Tally) -> bytes:
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
-    return _reframed(raw, orjson.dumps(obj)) if renumbered else raw
-
-
-def _reframed(raw: bytes, data: bytes) -> bytes:
-    """`raw`'s event with `data` for its data: its `id:`, `event:` and `retry:` lines kept."""
-    kept = [line for line in raw.splitlines() if line and not line.startswith(b"data:")]
-    return b"".join(line + b"\n" for line in kept) + event(data)
+    return reframed(raw, orjson.dumps(obj)) if renumbered else raw

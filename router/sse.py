@@ -158,3 +158,9 @@ def data_of(event: bytes) -> bytes | None:
 
 def event(payload: bytes) -> bytes:
     return b"data: " + payload + b"\n\n"
+
+
+def reframed(raw: bytes, data: bytes) -> bytes:
+    """`raw`'s event with `data` for its data: its `id:`, `event:` and `retry:` lines kept."""
+    kept = [line for line in raw.splitlines() if line and not line.startswith(b"data:")]
+    return b"".join(line + b"\n" for line in kept) + event(data)

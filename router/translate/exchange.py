@@ -35,6 +35,7 @@ from router.sse import DONE, EventBuffer, Written
 from router.translate import (
     anthropic_reply,
     anthropic_request,
+    native_echo,
     native_messages,
     native_responses,
     responses_reply,
@@ -90,10 +91,15 @@ async def send(
 ) -> Reply:
     """`body` to `backend`, translated when it does not speak `api`; a reply the router
     makes echoes `asked`, the request as the client sent it (`call.Call.asked`; by
-    default `body`)."""
+    default `body`), and so does a native reply the `previous_response_id` the router took
+    out of `body` (`native_echo`)."""
     if native(api, backend.settings):  # as sent, but for what the native API would refuse
         sent = _for_native(api, body, backend.settings)
-        return await backend.send(api, sent, headers, stream)
+        reply = await backend.send(api, sent, headers, stream)
+        previous = native_echo.taken_out(body, asked) if api == "responses" else None
+        if previous is None:
+            return reply
+        return native_echo.echoing(reply, previous, backend.settings.name)
     name = backend.settings.name
     with building(name):
         settings = backend.settings

@@ -11,6 +11,7 @@ the turn's own. Over chat every such turn was a 400, as no backend held the id. 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -204,3 +205,30 @@ def test_a_backend_speaking_responses_gets_the_conversation_without_the_id(
     assert answer["id"] == first.output[0].id and answer["role"] == "assistant"
     assert answer["content"][0]["text"] == first.output_text
     assert follow == {"type": "message", "role": "user", "content": FOLLOW}
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_backend_speaking_responses_echoes_the_id_the_router_took_out(
+    servers: dict[str, Running], tmp_path: Path, stream: bool
+) -> None:
+    """Sent the conversation without the id, `local`'s own reply said `previous_response_id:
+    null`, whole and in each streamed event carrying the Response; the client sent the id.
+    Only that field changes: the reply is vLLM's otherwise, its fields in its order."""
+    with router(parse(config(servers, tmp_path, ["chat", "responses"]))) as proxy:
+        sdk = client(proxy)
+        first = sdk.responses.create(model="cloud", input=ASK)
+        plain = json.loads(sdk.responses.with_raw_response.create(model="local", input=FOLLOW).text)
+        # `turn` asserts the echo, in every event that carries the Response when streamed
+        second, backend = turn(
+            sdk, stream, model="local", input=FOLLOW, previous_response_id=first.id
+        )
+        chained = json.loads(
+            sdk.responses.with_raw_response.create(
+                model="local", input=FOLLOW, previous_response_id=first.id
+            ).text
+        )
+    assert backend == "local" and "previous_response_id" not in received(servers["local"])
+    assert second.previous_response_id == first.id
+    assert list(chained) == list(plain)  # vLLM's own fields, none added nor moved
+    assert chained["previous_response_id"] == first.id and plain["previous_response_id"] is None
+    assert "kv_transfer_params" in chained  # vLLM's, passed through
