@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.sparse import csr_matrix, hstack
 from sklearn.linear_model import LogisticRegression
+from sklearn.naive_bayes import ComplementNB
 from threadpoolctl import threadpool_limits
 
 from classifier.clip import clip
@@ -27,6 +28,7 @@ from classifier.intent import INTENTS
 from classifier.model import Embedding, IntentModel
 
 Featurizer = Callable[[str], dict[str, float]]
+NB_ALPHA = 0.3  # complement NB's additive smoothing (`nb_weights`)
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,9 @@ class TrainConfig:
     embed_scale: float = 1.0
     # sentences of non-instruction training rows added to the detector's negatives
     detector_negatives: int = 2000
+    # weight of complement naive Bayes' log-probabilities added to the LR's weights
+    # (`nb_weights`); 0, the shipped model, leaves the logistic model alone
+    nb_scale: float = 0.0
 
 
 def sample_weights(rows: Sequence[Example]) -> np.ndarray:
@@ -183,11 +188,14 @@ def fit(
         x = hstack([x, csr_matrix(dense_matrix(embedding, feats))]).tocsr()
     y = np.array([INTENTS.index(r.label) for r in rows])
     clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
-    lbfgs_fit(clf, x, y, sample_weights(rows))
+    weights = sample_weights(rows)
+    lbfgs_fit(clf, x, y, weights)
     coef = np.zeros((x.shape[1], len(INTENTS)))
     bias = np.zeros(len(INTENTS))
     coef[:, clf.classes_] = clf.coef_.T
     bias[clf.classes_] = clf.intercept_
+    if config.nb_scale:  # on the sparse features only: the embedding block can be negative
+        coef[: len(vocab)] += config.nb_scale * nb_weights(x[:, : len(vocab)], y, weights)
     dense = coef[len(vocab) :] if embedding.dims else np.zeros((0, 0))
     return IntentModel(
         vocab,
@@ -197,3 +205,20 @@ def fit(
         dense_weights=dense,
         detector=detector,
     )
+
+
+def nb_weights(x: csr_matrix, y: np.ndarray, weights: np.ndarray) -> np.ndarray:
+    """Complement naive Bayes (Rennie et al., 2003) over the same normalised features and row
+    weights as the logistic model, as a matrix to add to its weights: NB's score for a class
+    is the features' values times its log-probabilities, a linear function of the same
+    vector, so the sum is still one linear model (the artifact's format and a request's cost
+    unchanged). Each feature's row is centred across the labels: a constant per feature adds
+    the same to every class's score, which no softmax sees, and keeps the float32 weights
+    small. Labels absent from `y` get no NB weight. NB counts a word seen in a handful of
+    rows at full strength and a word's prefix as a second witness, where the regularised LR
+    shrinks both (docs/classifier.md, "Variants tried": why it is off)."""
+    nb = ComplementNB(alpha=NB_ALPHA).fit(x, y, sample_weight=weights)
+    logs = nb.feature_log_prob_.T
+    out = np.zeros((x.shape[1], len(INTENTS)))
+    out[:, nb.classes_] = logs - logs.mean(axis=1, keepdims=True)
+    return out

@@ -1,0 +1,119 @@
+"""Leave-one-source-out (LOSO) scores of the intent model on its training sources: how
+variants of the model are compared and chosen, never on the held-out rows, which are only
+reported (docs/classifier.md, "Variants tried").
+
+For each seed (13, 14, 15: the seed draws the detector's negative sentences), every training
+source is scored by a model fit without it, its own detector too (`calibration.out_of_fold`:
+the folds the shipped temperature is fit to), once in the shipped configuration and once
+with complement naive Bayes' log-probabilities added to the LR's weights
+(`TrainConfig.nb_scale`, `classifier.train.nb_weights`). Per seed and configuration it
+prints:
+
+- the macro-F1 of the left-out predictions (a temperature moves no label);
+- the temperature fit to all left-out scores, as training fits it;
+- whether a temperature carries to a source it was not fit on: each source's expected
+  calibration error under the temperature fit to the other sources' scores, against none
+  (rows-weighted mean over sources);
+- for the variant, the NB term's weight relative to the LR's that a two-weight fit of the
+  left-out scores by log loss picks (stacking): the NB weight LOSO would choose.
+
+Run: ``.venv/bin/python tests/bench/loso_classifier.py`` (not part of `make test`: six
+leave-one-source-out runs of 14 folds each, 5-6 minutes on the shared build machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+
+import numpy as np
+import numpy.typing as npt
+from scipy.optimize import minimize
+
+from classifier import calibration, corpus
+from classifier.evaluation import calibration_error, prf
+from classifier.intent import INTENTS
+from classifier.train import TrainConfig
+
+F64 = npt.NDArray[np.float64]
+I64 = npt.NDArray[np.int64]
+SEEDS = (13, 14, 15)
+
+
+def macro_f1(scores: F64, gold: I64) -> float:
+    """Macro-F1 of the argmax over the intents present in `gold`."""
+    g = [INTENTS[i] for i in gold]
+    p = [INTENTS[i] for i in scores.argmax(axis=1)]
+    present = sorted(set(g))
+    return sum(prf(g, p, label)["f1"] for label in present) / len(present)
+
+
+def ece(scores: F64, gold: I64, temperature: float) -> float:
+    p = calibration.tempered_probabilities(scores, temperature)
+    return calibration_error(p.max(axis=1).tolist(), (p.argmax(axis=1) == gold).tolist())
+
+
+def nested_ece(scores: F64, gold: I64, sources: npt.NDArray[np.str_]) -> tuple[float, float]:
+    """Rows-weighted mean over sources of the expected calibration error without a
+    temperature and with the one fit to the other sources' scores."""
+    none = fitted = 0.0
+    for source in sorted(set(sources.tolist())):
+        out = sources == source
+        t = calibration.fit_temperature(scores[~out], gold[~out])
+        none += out.sum() * ece(scores[out], gold[out], 1.0)
+        fitted += out.sum() * ece(scores[out], gold[out], t)
+    return none / len(gold), fitted / len(gold)
+
+
+def stacked_weight(base: F64, combined: F64, gold: I64, scale: float) -> float:
+    """The NB weight relative to the LR's, b / a of `a * lr + b * nb`, of least log loss on
+    the left-out rows. Both inputs are log-probabilities, so `combined - base` is `scale`
+    times the NB term plus a constant per row, which no softmax sees."""
+    nb = (combined - base) / scale
+    rows = np.arange(len(gold))
+
+    def loss(ab: F64) -> float:
+        z = ab[0] * base + ab[1] * nb
+        z = z - z.max(axis=1, keepdims=True)
+        logp = z[rows, gold] - np.log(np.exp(z).sum(axis=1))
+        return float(-logp.mean())
+
+    found = minimize(loss, np.ones(2), method="Nelder-Mead", options={"xatol": 1e-5})
+    return float(found.x[1] / found.x[0])
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--nb-scale", type=float, default=1.0, help="the variant's NB weight")
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    args = parser.parse_args()
+    rows = corpus.load("train")
+    sentences = corpus.load_sentences()
+    # `out_of_fold` scores the sources in sorted order, each source's rows in file order
+    order = [r.source for s in sorted({r.source for r in rows}) for r in rows if r.source == s]
+    sources = np.array(order)
+    print("| seed | model | LOSO macro-F1 | temperature | nested ECE: none -> tempered |")
+    print("|---|---|---|---|---|")
+    gains: list[float] = []
+    for seed in args.seeds:
+        shipped = TrainConfig(seed=seed)
+        variant = dataclasses.replace(shipped, nb_scale=args.nb_scale)
+        out: dict[str, tuple[F64, I64]] = {}
+        for name, config in (("shipped", shipped), (f"+ CNB x{args.nb_scale}", variant)):
+            scores, gold = calibration.out_of_fold(rows, sentences, config)
+            assert len(gold) == len(rows), "a training row was read as no evidence"
+            out[name] = scores, gold
+            none, tempered = nested_ece(scores, gold, sources)
+            print(
+                f"| {seed} | {name} | {macro_f1(scores, gold):.4f}"
+                f" | {calibration.fit_temperature(scores, gold)} | {none:.4f} -> {tempered:.4f} |"
+            )
+        (base, gold), (combined, _) = out.values()
+        gains.append(macro_f1(combined, gold) - macro_f1(base, gold))
+        weight = stacked_weight(base, combined, gold, args.nb_scale)
+        print(f"|  | NB weight of least log loss | {weight:.3f} |  |  |")
+    print("\ngain in LOSO macro-F1 per seed: " + ", ".join(f"{g:+.4f}" for g in gains))
+
+
+if __name__ == "__main__":
+    main()
