@@ -3,9 +3,10 @@
 Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
 call to the first (or the named) tool with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call), anything else plain
-prose. A request for structured output (`response_format`, `text.format`) gets, where it
-would get text, a JSON document built from its schema the way tool arguments are. Same
-prompt and seed, same answer.
+prose. A request for structured output (`response_format`, `text.format`, vLLM's
+`structured_outputs`) gets, where it would get text, a JSON document built from its schema
+the way tool arguments are, or the first of the strings it allows. Same prompt and seed,
+same answer.
 """
 
 from __future__ import annotations
@@ -81,8 +82,10 @@ class Prompt:
     after_tool_result: bool = False
     tool_required: bool = False
     continues: str = ""  # a prefill the server was asked to go on from (vLLM's chat)
-    # the JSON schema a structured-output request constrains the text to (`checks.output_schema`)
+    # the JSON schema a structured-output request constrains the text to, or the strings
+    # one of which it must be (vLLM's `structured_outputs.choice`): `structured.Constraint`
     output_schema: dict[str, Any] | None = None
+    output_choice: tuple[str, ...] = ()
 
     @property
     def forces_call(self) -> bool:
@@ -105,6 +108,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
+    if prompt.output_choice and not calls:
+        return Reply(text=prompt.output_choice[0])
     if prompt.output_schema is not None and not calls:  # an agent's tools first, then its JSON
         return Reply(text=structured(prompt.output_schema, prompt.user))
     if prompt.after_tool_result:

@@ -195,6 +195,14 @@ class Simulator:
         if fault is not None and await self._early_fault(fault, ask, resp):
             return
         self._check_window(ask, api.name)
+        if ask.refusal is not None:  # vLLM's engine's, of a structured-output constraint:
+            if not ask.stream:  # after a stream's 200 (a Responses one it closes: `refused`)
+                raise ask.refusal
+            name = api.name
+            event = b"" if name == "responses" else sse_error(name, flavor, ask.refusal, "vllm")
+            self.stats.by_status[200] += 1
+            await playback.refused(resp, self.headers(flavor, SSE, ids), event)
+            return
         try:
             await self.capacity.acquire(ask.prompt_tokens)
         except QueueFull:

@@ -14,9 +14,10 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, ToolCall
-from router.simulator.checks import check_chat, continued, response_format, stop_strings
+from router.simulator.checks import check_chat, continued, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
+from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.wire import (
     DONE,
     Frame,
@@ -39,7 +40,7 @@ def _prompt(
     messages: list[Any],
     body: dict[str, Any],
     continues: str = "",
-    schema: dict[str, Any] | None = None,
+    constraint: Constraint = FREE,
 ) -> Prompt:
     specs = tuple(
         tool_spec(fn, "parameters", f"tools.{index}.function.parameters")
@@ -59,7 +60,8 @@ def _prompt(
         after_tool_result=last.get("role") == "tool",
         tool_required=choice == "required",
         continues=continues,
-        output_schema=schema,
+        output_schema=constraint.schema,
+        output_choice=constraint.choice,
     )
 
 
@@ -125,7 +127,7 @@ class ChatApi:
         if not messages:
             raise bad_request("messages: Field required (a non-empty list).", "messages")
         continues = continued(body, profile)
-        schema = response_format(body, profile)
+        constraint = format_constraint(body, profile)
         max_tokens = int_field(body, "max_completion_tokens", 1, profile) or int_field(
             body, "max_tokens", 1, profile
         )
@@ -139,7 +141,7 @@ class ChatApi:
         tools_text = orjson.dumps(body["tools"]).decode() if body.get("tools") else ""
         return Ask(
             model=model,
-            prompt=_prompt(messages, body, continues, schema),
+            prompt=_prompt(messages, body, continues, constraint),
             prompt_tokens=tokens.messages_tokens(messages, tools_text),
             max_tokens=max_tokens,
             max_tokens_param=_max_tokens_param(body),
@@ -151,6 +153,7 @@ class ChatApi:
             continuous_usage=bool(options.get("include_usage"))
             and bool(options.get("continuous_usage_stats")),
             stop=stop,
+            refusal=constraint.refusal,
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -165,7 +168,7 @@ class ChatApi:
                 "finish_reason": _finish(ask, choice, forced),
             }
             if vllm:
-                stop_reason = EOS_TOKEN_ID if forced else choice.stop_reason
+                stop_reason = _stop_reason(ask, choice, forced)
                 item |= {"stop_reason": stop_reason, "token_ids": None, "routed_experts": None}
             choices.append(item)
         out: dict[str, Any] = {
@@ -188,7 +191,7 @@ class ChatApi:
 
 
 VLLM_FINGERPRINT = "vllm-0.32.0-sim"
-EOS_TOKEN_ID = 0  # vLLM reports the stop token's id as `stop_reason` after a forced tool call
+EOS_TOKEN_ID = 0  # vLLM's `stop_reason` when a constrained answer ends (`_stop_reason`)
 CLOUD = {"service_tier": "default", "system_fingerprint": "fp_sim0001"}
 _VLLM_TAIL = (
     "prompt_logprobs",
@@ -207,6 +210,16 @@ def _forced(meta: Meta, ask: Ask, choice: Choice) -> bool:
     prompt = ask.prompt
     forced = bool(prompt.forced_tool) or prompt.tool_required
     return meta.flavor == "vllm" and bool(choice.tool_calls) and forced and choice.finish != "abort"
+
+
+def _stop_reason(ask: Ask, choice: Choice, forced: bool) -> int | str | None:
+    """vLLM's `stop_reason`: the `stop` string that ended the text; the stop token's id
+    where structured output ended the answer whole (a forced call; JSON or a `choice`
+    ended by itself, as vLLM 0.32's chat reported both); else None."""
+    prompt = ask.prompt
+    constrained = prompt.output_schema is not None or bool(prompt.output_choice)
+    ended = choice.finish == "stop" and choice.stop_reason is None and not choice.tool_calls
+    return EOS_TOKEN_ID if forced or (constrained and ended) else choice.stop_reason
 
 
 def _finish(ask: Ask, choice: Choice, forced: bool) -> str:
@@ -266,7 +279,7 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
             continue
         forced = _forced(meta, ask, choice)
         delta = {"content": ""} if choice.finish == "abort" else {}
-        stop = EOS_TOKEN_ID if forced else None
+        stop = _stop_reason(ask, choice, forced)
         yield chunk(index, delta, _finish(ask, choice, forced), stop), False
     if ask.include_usage:
         totals = usage(gen, "vllm")

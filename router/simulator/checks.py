@@ -1,7 +1,8 @@
 """What vLLM refuses in a chat or completions body before it generates, in its own words.
 
 Its request models check some fields against others (`tools` and `tool_choice`,
-`top_logprobs` and `logprobs`, `stream_options` and `stream`) before they read any field,
+`structured_outputs` and both (`structured.check_count`), `top_logprobs` and `logprobs`,
+`stream_options` and `stream`) before they read any field,
 in the reverse of the order they define the checks (`continue_final_message` beside
 `add_generation_prompt` first); a `stop` list is then a field of at
 most `VLLM_MAX_STOP_STRINGS` (4) items (`wire.check_stops`); an empty stop string is refused
@@ -14,14 +15,15 @@ from __future__ import annotations
 from typing import Any
 
 from router.simulator.errors import Flavor
+from router.simulator.structured import check_count
 from router.simulator.tokens import content_text
 from router.simulator.wire import bad_request, model_check
 
 
 def check_chat(body: dict[str, Any], profile: Flavor) -> None:
     """A chat body's checks across fields (vLLM's `check_generation_prompt`,
-    `check_tool_usage`, `check_logprobs`, `validate_stream_options`, which run in that
-    order)."""
+    `check_tool_usage`, `check_structured_outputs_count`, `check_logprobs`,
+    `validate_stream_options`, which run in that order)."""
     if profile != "vllm":
         return
     if body.get("continue_final_message") and body.get("add_generation_prompt"):
@@ -38,6 +40,7 @@ def check_chat(body: dict[str, Any], profile: Flavor) -> None:
     choice = body.get("tool_choice")
     if choice is not None and choice != "none" and body.get("tools") is None:
         raise model_check("When using `tool_choice`, `tools` must be set.", "tool_choice")
+    check_count(body, "chat")
     top = body.get("top_logprobs")
     wants_top = isinstance(top, int | float) and (top == -1 or top > 0)
     if wants_top and not body.get("logprobs"):
@@ -93,40 +96,3 @@ _TEMPLATE_REFUSAL = (
     "add_generation_prompt when you want to add a header that will prompt it to start a new "
     "assistant message instead."
 )
-
-
-JSON_OBJECT: dict[str, Any] = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-}
-"""What `json_object` (any JSON object) is answered with: one small object."""
-
-
-def output_schema(fmt: Any, holder: str | None) -> dict[str, Any] | None:
-    """The JSON schema a structured-output request constrains the answer to, or None for
-    text: chat's and completions' `response_format` keep it in `json_schema.schema`
-    (`holder`), Responses' `text.format` in `schema`. vLLM (guided decoding) and OpenAI
-    answer JSON valid against it; the simulator answered prose, and every structured-output
-    client (pydantic-ai, `with_structured_output`, the openai SDK's `parse`) failed on it.
-    A `json_schema` without a schema is answered like `json_object`."""
-    if not isinstance(fmt, dict):
-        return None
-    if fmt.get("type") == "json_object":
-        return JSON_OBJECT
-    if fmt.get("type") != "json_schema":
-        return None
-    where = fmt.get(holder) if holder else fmt
-    schema = where.get("schema") if isinstance(where, dict) else None
-    return schema if isinstance(schema, dict) else JSON_OBJECT
-
-
-def response_format(body: dict[str, Any], profile: Flavor) -> dict[str, Any] | None:
-    """Chat's or completions' `response_format` schema (`output_schema`), after vLLM's
-    request models' check that a `json_schema` one carries its `json_schema`."""
-    fmt = body.get("response_format")
-    fmt = fmt if isinstance(fmt, dict) else {}
-    if profile == "vllm" and fmt.get("type") == "json_schema" and fmt.get("json_schema") is None:
-        message = "When response_format type is 'json_schema', the 'json_schema' field "
-        raise model_check(message + "must be provided.", "response_format")
-    return output_schema(body.get("response_format"), "json_schema")

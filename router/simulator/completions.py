@@ -8,9 +8,10 @@ from typing import Any
 from router.simulator import tokens
 from router.simulator.answer import Prompt
 from router.simulator.chat import VLLM_FINGERPRINT, usage
-from router.simulator.checks import check_stream_options, response_format, stop_strings
+from router.simulator.checks import check_stream_options, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Generation
+from router.simulator.structured import FREE, check_count, format_constraint
 from router.simulator.wire import (
     DONE,
     Frame,
@@ -36,6 +37,8 @@ class CompletionsApi:
         return profile
 
     def parse(self, body: dict[str, Any], profile: Flavor) -> Ask:
+        if profile == "vllm":
+            check_count(body, "completions")
         check_stream_options(body, profile)
         prompt = body.get("prompt")
         if isinstance(prompt, list) and prompt and all(isinstance(p, str) for p in prompt):
@@ -51,10 +54,12 @@ class CompletionsApi:
         greedy_n(profile, body, n)
         stop = stop_strings(body, profile)
         # vLLM's completions honour a `response_format`; OpenAI's have no such field
-        schema = response_format(body, profile) if profile == "vllm" else None
+        constraint = format_constraint(body, profile) if profile == "vllm" else FREE
         return Ask(
             model=body["model"],
-            prompt=Prompt(user=prompt, output_schema=schema),
+            prompt=Prompt(
+                user=prompt, output_schema=constraint.schema, output_choice=constraint.choice
+            ),
             prompt_tokens=tokens.count(prompt) + 1,
             max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
             ignore_eos=bool(body.get("ignore_eos")),
@@ -62,6 +67,7 @@ class CompletionsApi:
             stream=bool(body.get("stream")),
             include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
             stop=stop,
+            refusal=constraint.refusal,
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt, Reply, ToolCall, every_tool_call, filler
+from router.simulator.errors import ApiError
 
 Finish = Literal["stop", "length", "tool_calls", "abort"]
 
@@ -37,6 +38,8 @@ class Ask:
     continuous_usage: bool = False
     stop: tuple[str, ...] = ()  # chat's and completions' `stop` strings
     extra: dict[str, Any] = field(default_factory=dict)
+    # vLLM's engine's refusal of the structured-output constraint: after a stream's 200
+    refusal: ApiError | None = None
 
 
 @dataclass(frozen=True, slots=True)

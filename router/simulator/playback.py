@@ -179,6 +179,20 @@ async def _keep_alive(resp: Response, seconds: float) -> None:
         await asyncio.sleep(min(KEEP_ALIVE_S, left))
 
 
+async def refused(resp: Response, headers: list[tuple[str, str]], event: bytes) -> None:
+    """A stream the server refused once it had begun (vLLM's engine checks a structured-
+    output constraint after its 200): the 200, the error `event`, the end. With no event,
+    the connection closes after the 200: vLLM 0.32's Responses stream, whose error handler
+    fails once the response has started (it sends `response.created` and
+    `response.in_progress` first; the simulator, nothing)."""
+    await resp.start(200, headers)
+    if not event:
+        resp.cut()
+        return
+    await resp.chunks([event])
+    await resp.end()
+
+
 async def whole(
     resp: Response,
     headers: list[tuple[str, str]],

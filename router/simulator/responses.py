@@ -16,9 +16,9 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
-from router.simulator.checks import output_schema
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.structured import text_constraint
 from router.simulator.wire import (
     Frame,
     Meta,
@@ -57,11 +57,6 @@ def _grammar_tool(tool: Any) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") == "grammar"
 
 
-def _format(text: Any) -> Any:
-    """`text.format`: the Responses API's structured-output request."""
-    return text.get("format") if isinstance(text, dict) else None
-
-
 class ResponsesApi:
     name = "responses"
     id_prefix = "resp_"
@@ -90,6 +85,7 @@ class ResponsesApi:
         messages = [{"content": items}] if isinstance(items, str) else items
         choice = body.get("tool_choice")
         named = choice.get("name") if isinstance(choice, dict) else None
+        constraint = text_constraint(body, profile)
         prompt = Prompt(
             user,
             specs,
@@ -97,7 +93,8 @@ class ResponsesApi:
             tools_disabled=choice == "none",
             after_tool_result=after_tool,
             tool_required=choice == "required",
-            output_schema=output_schema(_format(body.get("text")), None),
+            output_schema=constraint.schema,
+            output_choice=constraint.choice,
         )
         return Ask(
             model=model,
@@ -107,6 +104,7 @@ class ResponsesApi:
             max_tokens_param="max_output_tokens",
             stream=bool(body.get("stream")),
             extra=_echoed(body),
+            refusal=constraint.refusal,
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:

@@ -146,6 +146,65 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
             {"model": model, "input": LONG[0]["content"], "max_output_tokens": 5},
         ),
         "tokenize": ("POST", "/tokenize", {"model": model, "messages": USER}),
+        **structured_cases(model),
+    }  # fmt: skip
+
+
+def structured_cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
+    """Structured output: vLLM's own `structured_outputs` field, the older `guided_json`
+    (an unknown field to 0.32, ignored), and the malformed requests it refuses: in its
+    request model (400), or in its engine, which a stream reports after its 200."""
+    schema = TOOL["function"]["parameters"]
+    rf = {"type": "json_schema", "json_schema": {"name": "answer", "schema": {"type": "nonsense"}}}
+    no_schema = {"type": "json_schema", "json_schema": {"name": "answer"}}
+    not_object = {"type": "json_schema", "json_schema": {"name": "answer", "schema": "string"}}
+    two = {"json": schema, "choice": ["yes", "no"]}
+    stream = {"stream": True, "stream_options": {"include_usage": True}}
+    return {
+        "structured_outputs_json": (
+            "POST", CHAT, chat(model, max_tokens=5, structured_outputs={"json": schema}),
+        ),
+        "structured_outputs_choice": (
+            "POST", CHAT, chat(model, max_tokens=5, structured_outputs={"choice": ["yes", "no"]}),
+        ),
+        "guided_json_ignored": (
+            "POST", CHAT, chat(model, max_tokens=5, ignore_eos=True, guided_json=schema),
+        ),
+        "error_json_schema_without_schema": (
+            "POST", CHAT, chat(model, max_tokens=5, response_format=no_schema),
+        ),
+        "error_json_schema_not_object": (
+            "POST", CHAT, chat(model, max_tokens=5, response_format=not_object),
+        ),
+        "error_json_schema_invalid": ("POST", CHAT, chat(model, max_tokens=5, response_format=rf)),
+        "error_json_schema_invalid_stream": (
+            "POST", CHAT, chat(model, max_tokens=5, response_format=rf, **stream),
+        ),
+        "error_structured_outputs_bad_json": (
+            "POST", CHAT, chat(model, max_tokens=5, structured_outputs={"json": "{not json"}),
+        ),
+        "error_structured_outputs_two": (
+            "POST", CHAT, chat(model, max_tokens=5, structured_outputs=two),
+        ),
+        "error_structured_outputs_with_named_tool": (
+            "POST", CHAT,
+            chat(model, max_tokens=5, structured_outputs={"json": schema}, tools=[TOOL],
+                 tool_choice=NAMED),
+        ),
+        "completions_error_structured_outputs_two": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello", "max_tokens": 5, "structured_outputs": two},
+        ),
+        "responses_error_json_schema_without_schema": (
+            "POST", "/v1/responses",
+            {"model": model, "input": "Hello", "max_output_tokens": 5,
+             "text": {"format": {"type": "json_schema", "name": "answer"}}},
+        ),
+        "responses_error_structured_outputs_and_format": (
+            "POST", "/v1/responses",
+            {"model": model, "input": "Hello", "max_output_tokens": 5,
+             "structured_outputs": {"json": schema}, "text": {"format": {"type": "json_object"}}},
+        ),
     }  # fmt: skip
 
 

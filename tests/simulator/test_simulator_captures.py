@@ -18,6 +18,20 @@ from router.simulator import SimSettings, SimThread
 from tests.vllm.wire_shape import load, shape, sse_data, sse_event_names
 
 HTTP = httpx.Client(trust_env=False, timeout=30)
+# Structured output: vLLM's `structured_outputs`, `guided_json` (ignored by 0.32), refusals
+STRUCTURED_REFUSALS = [
+    "error_json_schema_without_schema",
+    "error_json_schema_not_object",
+    "error_json_schema_invalid",
+    "error_structured_outputs_bad_json",
+    "error_structured_outputs_two",
+    "error_structured_outputs_with_named_tool",
+    "completions_error_structured_outputs_two",
+    "responses_error_json_schema_without_schema",
+    "responses_error_structured_outputs_and_format",
+]
+STRUCTURED = ["structured_outputs_json", "structured_outputs_choice", "guided_json_ignored"]
+STRUCTURED += STRUCTURED_REFUSALS
 JSON_CASES = [
     "health",
     "version",
@@ -49,6 +63,7 @@ JSON_CASES = [
     "responses_error_context_length",
     "responses_error_max_output_tokens_too_large",
     "tokenize",
+    *STRUCTURED,
 ]
 SSE_CASES = [
     "chat_stream_plain",
@@ -57,6 +72,7 @@ SSE_CASES = [
     "completions_stream",
     "messages_stream",
     "responses_stream",
+    "error_json_schema_invalid_stream",
 ]
 # Errors whose whole message is fixed by the request and the window: compared word for word.
 EXACT_MESSAGES = [
@@ -75,6 +91,7 @@ EXACT_MESSAGES = [
     "messages_error_missing_max_tokens",
     "messages_error_unknown_model",
     "responses_error_max_output_tokens_too_large",
+    *STRUCTURED_REFUSALS,
 ]
 
 
@@ -132,6 +149,22 @@ def test_stream_has_the_captured_chunk_shapes_and_events(tiny: SimThread, name: 
 def test_error_wording_matches_vllm(tiny: SimThread, name: str) -> None:
     captured, response = replay(tiny, name)
     assert response.json() == captured["body"]
+
+
+def test_an_engine_refusal_streamed_is_vllms_error_event(tiny: SimThread) -> None:
+    """vLLM's engine refuses the schema after the stream's 200: its error event, then
+    `[DONE]`, and no usage chunk though one was asked for."""
+    captured, response = replay(tiny, "error_json_schema_invalid_stream")
+    assert sse_data(response.text) == sse_data(captured["body_raw"])
+
+
+def test_a_choice_ends_with_stop_and_a_stop_token(tiny: SimThread) -> None:
+    captured, response = replay(tiny, "structured_outputs_choice")
+    choice = response.json()["choices"][0]
+    assert (
+        choice["message"]["content"] in captured["request"]["body"]["structured_outputs"]["choice"]
+    )
+    assert (choice["finish_reason"], choice["stop_reason"]) == ("stop", 0)
 
 
 def test_named_tool_choice_ends_with_stop_and_a_stop_token(tiny: SimThread) -> None:

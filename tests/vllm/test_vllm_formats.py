@@ -34,8 +34,26 @@ JSON_CASES = [
     "responses",
     "responses_error_max_output_tokens_too_large",
     "tokenize",
+    "structured_outputs_json",
+    "structured_outputs_choice",
+    "guided_json_ignored",
+    "error_json_schema_without_schema",
+    "error_json_schema_not_object",
+    "error_json_schema_invalid",
+    "error_structured_outputs_bad_json",
+    "error_structured_outputs_two",
+    "error_structured_outputs_with_named_tool",
+    "completions_error_structured_outputs_two",
+    "responses_error_json_schema_without_schema",
+    "responses_error_structured_outputs_and_format",
 ]
-SSE_CASES = ["chat_stream_usage", "chat_stream_plain", "tool_named_stream", "messages_stream"]
+SSE_CASES = [
+    "chat_stream_usage",
+    "chat_stream_plain",
+    "tool_named_stream",
+    "messages_stream",
+    "error_json_schema_invalid_stream",
+]
 
 
 def replay(base_url: str, name: str) -> tuple[dict[str, Any], httpx.Response]:
