@@ -38,7 +38,9 @@ Prompt plus output over the window is a `ContextTooLong` naming the prompt, as v
 wording has always been read; only a refusal naming an output limit is `OutputTooLong`.
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
-error's own names, which every client API's error event then carries on; one with no names
+error's own names, which every client API's error event then carries on (a client's 4xx,
+such as vLLM's refusal of a structured-output constraint in its stream, is `Rejected` as
+over HTTP: the client's, no fallback); one with no names
 at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length,
 and one named only by the generic `server_error` (any 5xx: a Responses event's `code`, an
 OpenAI-style error's `type` with no code) by its words too, when they say the server is busy
@@ -259,10 +261,25 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
         typed = Overloaded(message, backend=backend, secrets=secrets)
     elif status in _CONTEXT_STATUSES and too_long:
         typed = _too_long(message, backend, body, secrets)
+    elif _clients(status):
+        upstream = _openai_shaped(body, status)
+        typed = Rejected(
+            message, backend=backend, status=status, upstream=upstream, secrets=secrets
+        )
     else:
         typed = ServerError(message, backend=backend, secrets=secrets)
     typed.wire = WireError(api, wire_name(kind, secrets), wire_name(code, secrets))
     return typed
+
+
+def _clients(status: int) -> bool:
+    """Whether an in-band error's status says the client's request is at fault, as the same
+    status over HTTP does (`_typed`): a 4xx but a timeout, a rate limit and the statuses
+    that answer the router's own key or model (`REFUSAL_STATUSES`). vLLM 0.32 refuses a
+    malformed structured-output constraint (an invalid JSON schema, an empty `choice`)
+    after a stream's 200, `code: 400`: taken for a failing backend, the client's mistake
+    went to the next one, which may answer it (found beside a live vLLM)."""
+    return 400 <= status < 500 and status not in (408, 429, *REFUSAL_STATUSES)
 
 
 # Status by an in-band error's own name: Anthropic's types, OpenAI's codes, vLLM's (an HTTP

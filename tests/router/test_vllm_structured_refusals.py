@@ -1,0 +1,88 @@
+"""What an `openai` SDK client gets through the router when vLLM refuses a malformed
+structured-output request: the backend's 400, OpenAI-shaped, from `local` in one attempt:
+the client's mistake, never a 502 nor a fallback to the cloud, which would answer it (the
+cloud profile reads no `structured_outputs` and takes any schema). vLLM 0.32 refuses some
+in its engine, after a stream's 200, as an error event with `code: 400`: the router took
+that event for a failing backend and asked the cloud (found beside a live vLLM). The
+simulator refuses as vLLM does (router/simulator/structured.py); its valid
+`structured_outputs` passes through the router to it.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import openai
+import pytest
+
+from tests.harness import Running
+
+HELLO: Any = [{"role": "user", "content": "What is the weather like in Paris today?"}]
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]}
+NONSENSE = {"type": "json_schema", "json_schema": {"name": "x", "schema": {"type": "nonsense"}}}
+NO_SCHEMA = {"type": "json_schema", "json_schema": {"name": "x"}}
+NONE_SPECIFIED = (
+    "You must use one kind of structured outputs constraint but none are specified: "
+    "{'json': None, 'regex': None, 'choice': None, 'grammar': None, 'json_object': None, "
+    "'disable_any_whitespace': False, 'disable_additional_properties': False, "
+    "'whitespace_pattern': None, 'structural_tag': None, '_backend': None, "
+    "'_backend_was_auto': False}"
+)
+CASES: list[tuple[dict[str, Any], str]] = [
+    ({"response_format": NONSENSE}, "Grammar error: Invalid type: nonsense"),
+    ({"response_format": NO_SCHEMA}, NONE_SPECIFIED),
+    ({"structured_outputs": {"json": "{not json"}}, "Invalid JSON grammar specification."),
+    ({"structured_outputs": {"choice": []}}, "Choice '[]' cannot be an empty list"),
+    (
+        {"structured_outputs": {"json": SCHEMA, "choice": ["yes", "no"]}},
+        "You can only use one kind of constraints for structured outputs "
+        "('json', 'regex' or 'choice').",
+    ),
+]
+IDS = ["invalid_schema", "no_schema", "bad_json", "empty_choice", "two_kinds"]
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+@pytest.mark.parametrize(("extra", "says"), CASES, ids=IDS)
+def test_a_structured_output_vllm_refuses_is_the_clients_400_from_local(
+    client: openai.OpenAI,
+    backends: dict[str, Running],
+    extra: dict[str, Any],
+    says: str,
+    stream: bool,
+) -> None:
+    """Streamed or not, whether vLLM refused before its 200 or in its stream after it."""
+    served = backends["cloud"].completions()
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(
+            model="coding", messages=HELLO, max_tokens=5, stream=stream, extra_body=extra
+        )
+    headers = refused.value.response.headers
+    assert (headers["x-smf-backend"], headers["x-smf-attempts"]) == ("local", "1")
+    error = refused.value.response.json()["error"]
+    assert error["message"] == says
+    assert error["code"] is None or isinstance(error["code"], str)  # OpenAI's, not vLLM's 400
+    assert backends["cloud"].completions() == served
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "stream"])
+def test_vllms_structured_outputs_field_reaches_it_through_the_router(
+    client: openai.OpenAI, stream: bool
+) -> None:
+    """Passed through as vLLM's other extras are, and honoured: the answer is JSON valid
+    against the schema (the simulator builds it as for a `response_format`)."""
+    extra = {"structured_outputs": {"json": SCHEMA}}
+    if stream:
+        chunks = client.chat.completions.create(
+            model="local", messages=HELLO, stream=True, extra_body=extra
+        )
+        text = "".join(c.choices[0].delta.content or "" for c in chunks if c.choices)
+    else:
+        reply = client.chat.completions.create(model="local", messages=HELLO, extra_body=extra)
+        text = reply.choices[0].message.content or ""
+    assert json.loads(text) == {"city": "Paris"}
+    choice = client.chat.completions.create(
+        model="local", messages=HELLO, extra_body={"structured_outputs": {"choice": ["no", "yes"]}}
+    )
+    assert choice.choices[0].message.content == "no"
