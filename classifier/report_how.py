@@ -23,6 +23,9 @@ HOW = """\
    A smolagents CodeAgent's request (item 3: its action steps, its plans) gives coding
    (0.97), whatever the task: its every step must answer in code, which its Python
    interpreter runs ("How many prime numbers are there below 100?" is math 0.99 asked alone).
+   A DSPy ReAct step (item 3) gives tool_calling (0.97), as a smolagents ToolCallingAgent's
+   step does by its `tool_choice`: its reply must name one of the tools its instructions
+   offer ("finish" among them), whatever the task.
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
    no file edits), Goose's, OpenHands', Cursor's, the Cline CLI's and crush's too, or an agent's
@@ -141,6 +144,24 @@ HOW = """\
    it got stuck ...") or its whole initial plan. The conversation key hashes that task
    without smolagents' system prompts, which differ from one kind of step to the next: one
    run is one conversation.
+   Of a DSPy call (`classifier/dspy.py`: its adapter's system prompt, "Your input fields
+   are:" ... "Your output fields are:" ... "All interactions will be structured in the
+   following way, with the appropriate values filled in."), the ask is the values of the
+   last user message's input fields but a ReAct run's `trajectory`, a line apart: not
+   DSPy's headers (`[[ ## question ## ]]`, the XML adapter's `<question>`), nor its order
+   to answer ("Respond with the corresponding output fields, starting with the field ...",
+   the JSON adapter's "Respond with a JSON object in the following order of fields: ...",
+   the XML adapter's "... wrapped in XML tags ..."). A compiled program's demos (a user
+   message before a reply, without that order) are passed over, so the first ask is the
+   call's own, or a `dspy.History`'s first turn; the conversation key hashes it without
+   DSPy's system prompts: one ReAct run (its steps, "You are an Agent. ...", and its
+   extract step) is one conversation, and two calls of one program are two.
+   Agno's blocks after the ask in its user message (`classifier/agno.py`: "Use the
+   following references from the knowledge base if it helps:" and `<references>`, and
+   `<additional context>` with its dependencies) are cut, in any request; its session
+   summary's ask ("Provide the summary of the conversation.", alone after its prompt
+   "Analyze the following conversation between a user and an assistant, ...") is passed
+   over, as opencode's compaction request is: no ask, the default route.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -18,7 +18,10 @@ summary of a compacted conversation (`classifier.pydantic_ai`), are passed over,
 them making the request an agent's session (`RequestView.harness_cut`); of each kind of
 smolagents' requests, the run's task (a managed agent's inside its template) is read as the
 first ask and its own user messages after it are passed over (`classifier.smolagents`), a
-CodeAgent's asking for code (`RequestView.code_answer`).
+CodeAgent's asking for code (`RequestView.code_answer`); of a DSPy call, its inputs but a
+ReAct run's trajectory, its demos passed over (`classifier.dspy`), a ReAct step's naming a
+tool (`RequestView.tool_step`); Agno's blocks after an ask are cut and its session summary's
+ask passed over (`classifier.agno`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -29,7 +32,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crewai, crush, opencode, pydantic_ai, qwen, smolagents
+from classifier import agno, aider, crewai, crush, dspy, opencode, pydantic_ai, qwen, smolagents
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -77,6 +80,8 @@ class RequestView(NamedTuple):
     # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`): its reply
     # must be code, whatever the task (`classifier.rules.rule_intent`).
     code_answer: bool = False
+    # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
+    tool_step: bool = False
 
 
 def content_text(content: object) -> str:
@@ -226,8 +231,8 @@ def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
     own), an agent framework's (crewAI's nudges, pydantic-ai's retry feedback and summary,
-    smolagents' observations and prompts), which makes the request no agent's session; None
-    for any other."""
+    smolagents' observations and prompts, a DSPy program's demos, Agno's session summary's
+    ask), which makes the request no agent's session; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
@@ -235,6 +240,8 @@ def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     if crewai.passed_over(messages, index) or pydantic_ai.passed_over(messages, index):
         return "framework"
     if smolagents.passed_over(messages, index):
+        return "framework"
+    if dspy.passed_over(messages, index) or agno.passed_over(messages, index):
         return "framework"
     return None
 
@@ -281,7 +288,8 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
 def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame (`classifier.crewai`), the task of a smolagents run wherever its
-    request holds it (`classifier.smolagents`), the ask inside crush's title text
+    request holds it (`classifier.smolagents`), a DSPy call's inputs (`classifier.dspy`),
+    an Agno ask without its appended blocks (`classifier.agno`), the ask inside crush's title text
     (`classifier.crush`), else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
     reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
@@ -292,11 +300,16 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    Aider's): not crewAI's nor smolagents', no coding agents (`classifier.rules.agent_session`)."""
+    Aider's): not an agent framework's (crewAI's, smolagents', DSPy's, Agno's), no coding
+    agents (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
     if task is sent:
         task = smolagents.task_ask(message, messages)
+    if task is sent:
+        task = dspy.task_ask(message, messages)
+    if task is sent:
+        task = agno.user_words(message)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)
@@ -332,6 +345,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
         code_answer=smolagents.answers_in_code(messages),
+        tool_step=dspy.picks_tool(messages),
     )
 
 

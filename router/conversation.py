@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import smolagents
+from classifier import dspy, smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
 from classifier.request import ask_content, first_ask
@@ -41,8 +41,10 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
-# In place of the system prompt, in a smolagents run's key (`conversation_key`)
+# In place of the system prompt, in a smolagents run's key and a DSPy call's
+# (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
+DSPY = "framework:dspy"
 
 
 def conversation_key(
@@ -72,7 +74,10 @@ def conversation_key(
     smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
     steps sends another (none for its initial plan), and one run was four conversations
     (found in review); its task, which each reads as the first ask, keys the run, marked as
-    smolagents' so that a chat asking the same words is another conversation."""
+    smolagents' so that a chat asking the same words is another conversation. A DSPy
+    call's alike (`classifier.dspy.framed`): a ReAct run's step and extract prompts differ,
+    and its first ask is the call's inputs, past a compiled program's demos, which made
+    every call of it one conversation (found in review)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -84,9 +89,10 @@ def conversation_key(
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
     first: object = None
-    framed = smolagents.framed(messages)
-    if framed:
-        _hash_part(digest, FRAMEWORK)
+    framework = _framework(messages)
+    framed = framework is not None
+    if framework is not None:
+        _hash_part(digest, framework)
     for message in messages:  # the system prompt: what comes before the first user message
         if not isinstance(message, dict):
             continue
@@ -99,6 +105,14 @@ def conversation_key(
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
     return digest.hexdigest()
+
+
+def _framework(messages: list[Any]) -> str | None:
+    """Which agent framework's requests `messages` are whose system prompts a run's key
+    leaves out (`conversation_key`), as the mark it takes instead; None for any other."""
+    if smolagents.framed(messages):
+        return FRAMEWORK
+    return DSPY if dspy.framed(messages) else None
 
 
 def clockless(system: str) -> str:
