@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import dspy, smolagents
+from classifier import crewai, dspy, smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
 from classifier.request import ask_content, first_ask
@@ -41,10 +41,11 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
-# In place of the system prompt, in a smolagents run's key and a DSPy call's
-# (`conversation_key`)
+# In place of the system prompt, in a smolagents run's key, a DSPy call's and a crewAI
+# run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
 DSPY = "framework:dspy"
+CREWAI = "framework:crewai"
 
 
 def conversation_key(
@@ -77,7 +78,9 @@ def conversation_key(
     smolagents' so that a chat asking the same words is another conversation. A DSPy
     call's alike (`classifier.dspy.framed`): a ReAct run's step and extract prompts differ,
     and its first ask is the call's inputs, past a compiled program's demos, which made
-    every call of it one conversation (found in review)."""
+    every call of it one conversation (found in review). A crewAI run's alike
+    (`classifier.crewai.framed`): its summarizer's request holds the run's task under a system
+    prompt of its own, and is keyed as the run's requests are."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -112,7 +115,9 @@ def _framework(messages: list[Any]) -> str | None:
     leaves out (`conversation_key`), as the mark it takes instead; None for any other."""
     if smolagents.framed(messages):
         return FRAMEWORK
-    return DSPY if dspy.framed(messages) else None
+    if dspy.framed(messages):
+        return DSPY
+    return CREWAI if crewai.framed(messages) else None
 
 
 def clockless(system: str) -> str:
