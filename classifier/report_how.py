@@ -123,7 +123,15 @@ HOW = """\
    result. ...") and its request for the answer at a task's last iteration ("Now it's time
    you MUST give your absolute best final answer. ...") are passed over; only when the
    request's first message opens with crewAI's role-playing slice ("You are ... Your
-   personal goal is:"). pydantic-ai's feedback after a reply that failed its output's
+   personal goal is:"). An agent run without a crew (`Agent.kickoff`) sends its request in
+   the same frame, with no criteria: the request is read without crewAI's texts after it
+   (its memories, "Provide your complete response:" or "Begin! ... Thought:", the date).
+   crewAI's summarizer's request ("You are a precise assistant that creates structured
+   summaries of agent conversations. ...", the conversation inside its instruction) is read
+   by the task its conversation opens with and keyed as the run is (a crewAI run is keyed
+   by its task's words, not its system prompts), and the summary that then replaces the
+   conversation ("<summary>", "Continue the task from where the conversation left off.
+   ...") by the summaries inside. pydantic-ai's feedback after a reply that failed its output's
    validation (`classifier/pydantic_ai.py`: "Your previous response failed the
    application's validation ..." with its `<pyai:validation_errors>` or
    `<pyai:retry_feedback>`, or 1.x's "Validation feedback:" or "N validation errors:" ending
