@@ -5,8 +5,9 @@ call to the first (or the named) tool with arguments built from its JSON schema,
 result gets a short summary (unless `tool_choice` forces another call), anything else plain
 prose. A request for structured output (`response_format`, `text.format`, vLLM's
 `structured_outputs`) gets, where it would get text, a JSON document built from its schema
-the way tool arguments are, or the first of the strings it allows. Same prompt and seed,
-same answer.
+the way tool arguments are, or the first of the strings it allows; on vLLM also where it
+would call an offered tool unforced, as vLLM's constraint holds the whole output. Same
+prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ class Prompt:
     # one of which it must be (vLLM's `structured_outputs.choice`): `structured.Constraint`
     output_schema: dict[str, Any] | None = None
     output_choice: tuple[str, ...] = ()
+    output_exclusive: bool = False  # and no tool call beside it (vLLM's guided decoding)
 
     @property
     def forces_call(self) -> bool:
@@ -108,13 +110,14 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
+    calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
-    if prompt.output_schema is not None and not calls:  # an agent's tools first, then its JSON
+    if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
         return Reply(text=structured(prompt.output_schema, prompt.user))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
-    if prompt.tools and not prompt.tools_disabled:
+    if calls:
         return Reply(tool_calls=(tool_call(prompt),))
     if _CODE.search(prompt.user):
         return Reply(text=code_answer(prompt.user))

@@ -62,6 +62,7 @@ def _prompt(
         continues=continues,
         output_schema=constraint.schema,
         output_choice=constraint.choice,
+        output_exclusive=constraint.exclusive,
     )
 
 

