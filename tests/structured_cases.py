@@ -2,7 +2,8 @@
 capture server's settings: `scripts/vllm-cpu/serve.sh`): the `vllm` profile answers them the
 same (tests/simulator/test_simulator_structured_refusals.py), and tests/vllm/
 test_vllm_structured.py sends each to the live server and the simulator and compares, so
-that a drift in either fails. Each case: (name, what the body adds, vLLM's answer)."""
+that a drift in either fails. Each case: (name, what the body adds, vLLM's answer). Last,
+the names of the structured-output captures both suites compare."""
 
 from __future__ import annotations
 
@@ -267,4 +268,26 @@ RESPONSES: list[tuple[str, dict[str, Any], dict[str, Any]]] = [
         refused("Grammar error: Invalid type: nonsense"),
     ),
     ("json not JSON", so({"json": "{not json"}), refused("Invalid JSON grammar specification.")),
+]
+
+# The structured-output captures in tests/vllm/captures/ (scripts/vllm-cpu/capture.py's
+# `structured_cases`), which the live vLLM and the simulator are both held to: those answered
+# (tools beside a constraint answered in JSON, never called), then those refused.
+ANSWERED_CAPTURES = [
+    "structured_outputs_json",
+    "structured_outputs_choice",
+    "guided_json_ignored",
+    "structured_with_tools_auto",
+    "responses_structured_with_tools_auto",
+]
+REFUSED_CAPTURES = [
+    "error_json_schema_without_schema",
+    "error_json_schema_not_object",
+    "error_json_schema_invalid",
+    "error_structured_outputs_bad_json",
+    "error_structured_outputs_two",
+    "error_structured_outputs_with_named_tool",
+    "completions_error_structured_outputs_two",
+    "responses_error_json_schema_without_schema",
+    "responses_error_structured_outputs_and_format",
 ]

@@ -7,6 +7,7 @@ from collections.abc import Callable, Iterator
 import pytest
 
 from router.simulator import SimSettings, SimThread
+from tests.vllm.vllm_process import simulated
 
 MODEL = "tiny"
 
@@ -32,3 +33,10 @@ def start_sim() -> Iterator[Callable[..., SimThread]]:
 @pytest.fixture
 def vllm(start_sim: Callable[..., SimThread]) -> SimThread:
     return start_sim(max_model_len=512)
+
+
+@pytest.fixture(scope="module")
+def tiny() -> Iterator[SimThread]:
+    """The vllm profile shaped like the server tests/vllm/captures/ came from, per module."""
+    with simulated() as thread:
+        yield thread

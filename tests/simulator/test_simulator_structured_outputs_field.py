@@ -9,7 +9,6 @@ official openai SDK."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,24 +16,16 @@ import jsonschema
 import openai
 import pytest
 
-from router.simulator import SimSettings, SimThread
+from router.simulator import SimThread
 from tests.structured_cases import ASK, SCHEMA
 
 CHOICE = {"structured_outputs": {"choice": ["no", "yes"]}}
 NONSENSE = {"json": {"type": "nonsense"}}
 
 
-@pytest.fixture(scope="module")
-def sim() -> Iterator[SimThread]:
-    thread = SimThread(SimSettings(profile="vllm", model="tiny", max_model_len=512))
-    thread.start()
-    yield thread
-    thread.stop()
-
-
 @pytest.fixture
-def sdk(sim: SimThread) -> openai.OpenAI:
-    return openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+def sdk(tiny: SimThread) -> openai.OpenAI:
+    return openai.OpenAI(base_url=tiny.url + "/v1", api_key="x", max_retries=0)
 
 
 @pytest.mark.parametrize("given", [SCHEMA, json.dumps(SCHEMA)], ids=["object", "text"])
@@ -88,7 +79,7 @@ def test_guided_json_is_an_unknown_field_to_vllm_032(sdk: openai.OpenAI) -> None
 
 @pytest.mark.parametrize("api", ["chat", "completions"])
 def test_an_engine_refusal_streamed_is_an_error_event_after_the_200(
-    sim: SimThread, sdk: openai.OpenAI, api: str
+    tiny: SimThread, sdk: openai.OpenAI, api: str
 ) -> None:
     """vLLM's engine checks the constraint once the stream has begun: the SDK raises
     mid-stream with vLLM's words; on the wire the event is followed by `[DONE]`."""
@@ -108,7 +99,7 @@ def test_an_engine_refusal_streamed_is_an_error_event_after_the_200(
     path = "/v1/chat/completions" if api == "chat" else "/v1/completions"
     body = {"model": "tiny", "stream": True, "stream_options": {"include_usage": True}}
     body |= {"messages": ASK} if api == "chat" else {"prompt": "Hello"}
-    raw = httpx.post(sim.url + path, json=body | extra, timeout=30, trust_env=False)
+    raw = httpx.post(tiny.url + path, json=body | extra, timeout=30, trust_env=False)
     assert raw.status_code == 200
     event, done = raw.text.split("\n\n")[:2]
     assert json.loads(event.removeprefix("data: ")) == {
@@ -130,11 +121,11 @@ def test_a_request_model_refusal_streamed_is_still_a_400(sdk: openai.OpenAI) -> 
         )
 
 
-def test_a_responses_stream_vllm_refuses_is_cut_after_its_200(sim: SimThread) -> None:
+def test_a_responses_stream_vllm_refuses_is_cut_after_its_200(tiny: SimThread) -> None:
     """vLLM 0.32's Responses stream cannot send its error once started: it closes."""
     body = {"model": "tiny", "input": "Hello", "stream": True, "structured_outputs": NONSENSE}
     with httpx.stream(
-        "POST", sim.url + "/v1/responses", json=body, timeout=30, trust_env=False
+        "POST", tiny.url + "/v1/responses", json=body, timeout=30, trust_env=False
     ) as r:
         assert r.status_code == 200
         with pytest.raises(httpx.RemoteProtocolError):

@@ -5,53 +5,43 @@ four stages vLLM refuses at are router/simulator/structured.py's."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import openai
 import pytest
 
-from router.simulator import SimSettings, SimThread
+from router.simulator import SimThread
 from tests.structured_cases import ASK, CHAT, COMPLETIONS, RESPONSES, rf, so
 
+SENDS: dict[str, Callable[[openai.OpenAI, dict[str, Any]], object]] = {
+    "chat": lambda sdk, body: sdk.chat.completions.create(
+        model="tiny", messages=ASK, max_tokens=5, extra_body=body
+    ),
+    "completions": lambda sdk, body: sdk.completions.create(
+        model="tiny", prompt="Hello", max_tokens=5, extra_body=body
+    ),
+    "responses": lambda sdk, body: sdk.responses.create(
+        model="tiny", input="Hello", max_output_tokens=20, extra_body=body
+    ),
+}
+CASES = [
+    (api, *case)
+    for api, cases in (("chat", CHAT), ("completions", COMPLETIONS), ("responses", RESPONSES))
+    for case in cases
+]
 
-@pytest.fixture(scope="module")
-def sdk() -> Iterator[openai.OpenAI]:
-    thread = SimThread(SimSettings(profile="vllm", model="tiny", max_model_len=512))
-    thread.start()
-    yield openai.OpenAI(base_url=thread.url + "/v1", api_key="x", max_retries=0)
-    thread.stop()
 
-
-@pytest.mark.parametrize(("body", "said"), [c[1:] for c in CHAT], ids=[c[0] for c in CHAT])
-def test_chat_refuses_as_vllm_did(
-    sdk: openai.OpenAI, body: dict[str, Any], said: dict[str, Any]
+@pytest.mark.parametrize(
+    ("api", "body", "said"), [(c[0], *c[2:]) for c in CASES], ids=[f"{c[0]}-{c[1]}" for c in CASES]
+)
+def test_refused_as_vllm_did(
+    tiny: SimThread, api: str, body: dict[str, Any], said: dict[str, Any]
 ) -> None:
+    sdk = openai.OpenAI(base_url=tiny.url + "/v1", api_key="x", max_retries=0)
     with pytest.raises(openai.APIStatusError) as refusal:
-        sdk.chat.completions.create(model="tiny", messages=ASK, max_tokens=5, extra_body=body)
+        SENDS[api](sdk, body)
     assert refusal.value.status_code == said["error"]["code"]
-    assert refusal.value.response.json() == said
-
-
-@pytest.mark.parametrize(
-    ("body", "said"), [c[1:] for c in COMPLETIONS], ids=[c[0] for c in COMPLETIONS]
-)
-def test_completions_refuse_as_vllm_did(
-    sdk: openai.OpenAI, body: dict[str, Any], said: dict[str, Any]
-) -> None:
-    with pytest.raises(openai.APIStatusError) as refusal:
-        sdk.completions.create(model="tiny", prompt="Hello", max_tokens=5, extra_body=body)
-    assert refusal.value.response.json() == said
-
-
-@pytest.mark.parametrize(
-    ("body", "said"), [c[1:] for c in RESPONSES], ids=[c[0] for c in RESPONSES]
-)
-def test_responses_refuse_as_vllm_did(
-    sdk: openai.OpenAI, body: dict[str, Any], said: dict[str, Any]
-) -> None:
-    with pytest.raises(openai.BadRequestError) as refusal:
-        sdk.responses.create(model="tiny", input="Hello", max_output_tokens=20, extra_body=body)
     assert refusal.value.response.json() == said
 
 

@@ -17,6 +17,7 @@ from vllm_process import (
     ensure_vllm,
     external_port,
     model_dir,
+    simulated,
     venv_dir,
 )
 
@@ -49,6 +50,13 @@ def vllm_base_url(vllm_server: VllmServer) -> str:
     if not vllm_server.running():
         vllm_server.start()
     return vllm_server.base_url
+
+
+@pytest.fixture(scope="module")
+def sim() -> Iterator[str]:
+    """The base URL of the simulator shaped like the suite's vLLM (`simulated`), per module."""
+    with simulated() as thread:
+        yield thread.url
 
 
 @pytest.fixture(scope="module")

@@ -12,6 +12,8 @@ import httpx
 import pytest
 from wire_shape import load, shape, sse_data, sse_event_names
 
+from tests.structured_cases import ANSWERED_CAPTURES, REFUSED_CAPTURES
+
 JSON_CASES = [
     "models",
     "chat",
@@ -34,18 +36,8 @@ JSON_CASES = [
     "responses",
     "responses_error_max_output_tokens_too_large",
     "tokenize",
-    "structured_outputs_json",
-    "structured_outputs_choice",
-    "guided_json_ignored",
-    "error_json_schema_without_schema",
-    "error_json_schema_not_object",
-    "error_json_schema_invalid",
-    "error_structured_outputs_bad_json",
-    "error_structured_outputs_two",
-    "error_structured_outputs_with_named_tool",
-    "completions_error_structured_outputs_two",
-    "responses_error_json_schema_without_schema",
-    "responses_error_structured_outputs_and_format",
+    *ANSWERED_CAPTURES,
+    *REFUSED_CAPTURES,
 ]
 SSE_CASES = [
     "chat_stream_usage",
@@ -53,6 +45,7 @@ SSE_CASES = [
     "tool_named_stream",
     "messages_stream",
     "error_json_schema_invalid_stream",
+    "structured_with_tools_auto_stream",
 ]
 
 

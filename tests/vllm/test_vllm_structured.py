@@ -2,23 +2,22 @@
 for request: each malformed request of tests/structured_cases.py gets the same status and
 the same body from both (and the body recorded there), so that a vLLM upgrade that words or
 stages a refusal otherwise, or a simulator change, fails here. Also vLLM's own
-`structured_outputs` field honoured, `guided_json` ignored (0.32), and the refusals its
-engine makes after a stream's 200."""
+`structured_outputs` field honoured, `guided_json` ignored (0.32), the refusals its
+engine makes after a stream's 200, and tools beside a constraint answered in JSON, never
+called."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import jsonschema
 import pytest
-from vllm_process import MAX_MODEL_LEN, MODEL_NAME
+from vllm_process import MODEL_NAME
 from wire_shape import shape, sse_data
 
-from router.simulator import SimSettings, SimThread
-from tests.structured_cases import ASK, CHAT, COMPLETIONS, RESPONSES, SCHEMA
+from tests.structured_cases import ASK, CHAT, COMPLETIONS, RESPONSES, SCHEMA, TOOL
 
 CASES = [
     *(("/v1/chat/completions", {"messages": ASK, "max_tokens": 5}, *c) for c in CHAT),
@@ -26,15 +25,6 @@ CASES = [
     *(("/v1/responses", {"input": "Hello", "max_output_tokens": 20}, *c) for c in RESPONSES),
 ]
 NONSENSE = {"structured_outputs": {"json": {"type": "nonsense"}}}
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[str]:
-    """The simulator shaped like the suite's vLLM (model `tiny`, 512-token window)."""
-    thread = SimThread(SimSettings(profile="vllm", model=MODEL_NAME, max_model_len=MAX_MODEL_LEN))
-    thread.start()
-    yield thread.url
-    thread.stop()
 
 
 def post(base: str, path: str, body: dict[str, Any]) -> httpx.Response:
@@ -117,3 +107,45 @@ def structured_whole(sim: str) -> str:
     """The simulator's whole answer to the schema (vLLM's tiny model writes on and is cut)."""
     body = {"messages": ASK, "structured_outputs": {"json": SCHEMA}}
     return str(post(sim, "/v1/chat/completions", body).json()["choices"][0]["message"]["content"])
+
+
+@pytest.mark.parametrize(
+    "extra",
+    [
+        {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "x", "schema": SCHEMA},
+            }
+        },
+        {"response_format": {"type": "json_object"}, "tool_choice": "auto"},
+        {"structured_outputs": {"json": SCHEMA}},
+    ],
+    ids=["json_schema", "json_object-auto", "structured_outputs"],
+)
+def test_tools_beside_a_constraint_get_json_and_no_call_alike(
+    vllm_base_url: str, sim: str, extra: dict[str, Any]
+) -> None:
+    """The constraint holds vLLM's whole output: tools with tool_choice "auto" (sent or
+    defaulted) get JSON and no call from both (OpenAI, the cloud profile, calls first)."""
+    body = {"messages": ASK, "temperature": 0, "max_tokens": 5, "tools": [TOOL], **extra}
+    real = post(vllm_base_url, "/v1/chat/completions", body)
+    simulated = post(sim, "/v1/chat/completions", body)
+    assert real.status_code == simulated.status_code == 200
+    assert shape(simulated.json()) == shape(real.json())
+    messages = [r.json()["choices"][0]["message"] for r in (real, simulated)]
+    assert all("tool_calls" not in m and m["content"].startswith("{") for m in messages)
+
+
+def test_responses_tools_beside_a_format_get_json_and_no_call_alike(
+    vllm_base_url: str, sim: str
+) -> None:
+    tool = {"type": "function", **TOOL["function"]}
+    fmt = {"type": "json_schema", "name": "x", "schema": SCHEMA}
+    body = {"input": "Hello", "max_output_tokens": 5, "tools": [tool], "text": {"format": fmt}}
+    real, simulated = post(vllm_base_url, "/v1/responses", body), post(sim, "/v1/responses", body)
+    assert real.status_code == simulated.status_code == 200
+    assert shape(simulated.json()) == shape(real.json())
+    outputs = [r.json()["output"] for r in (real, simulated)]
+    assert all([item["type"] for item in output] == ["message"] for output in outputs)
+    assert all(output[0]["content"][0]["text"].startswith("{") for output in outputs)

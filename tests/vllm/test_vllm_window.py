@@ -11,7 +11,7 @@ vLLM itself does, so that choice stays one made knowing it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -19,8 +19,6 @@ import httpx
 import pytest
 from vllm_process import MAX_MODEL_LEN, MODEL_NAME
 from wire_shape import sse_data
-
-from router.simulator import SimSettings, SimThread
 
 # ~505 tokens in vLLM's chat template, ~501 in the simulator's count: a few tokens of room
 NEAR = " ".join(["weather"] * 495)
@@ -127,15 +125,6 @@ def assert_served_and_cut(outcome: Outcome | httpx.Response, case: Case) -> None
         return
     assert outcome.stop == case.cut
     assert outcome.prompt_tokens + outcome.output_tokens == MAX_MODEL_LEN
-
-
-@pytest.fixture(scope="module")
-def sim() -> Iterator[str]:
-    """The simulator shaped like the suite's vLLM (model `tiny`, 512-token window)."""
-    thread = SimThread(SimSettings(profile="vllm", model=MODEL_NAME, max_model_len=MAX_MODEL_LEN))
-    thread.start()
-    yield thread.url
-    thread.stop()
 
 
 @pytest.mark.parametrize("streamed", [False, True], ids=["json", "stream"])

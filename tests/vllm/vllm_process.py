@@ -1,4 +1,5 @@
-"""vLLM's real server on CPU as a process: install it, generate the tiny model, serve, stop.
+"""vLLM's real server on CPU as a process: install it, generate the tiny model, serve, stop;
+and the simulator shaped like it (`simulated`).
 
 vLLM's CPU build goes into a cached venv (`SMF_VLLM_VENV`, default
 ~/.cache/smf-router/vllm-venv) and a tiny Qwen2 model with random weights into
@@ -17,10 +18,13 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+
+from router.simulator import SimSettings, SimThread
 
 REPO = Path(__file__).resolve().parents[2]
 SCRIPTS = REPO / "scripts" / "vllm-cpu"
@@ -96,6 +100,18 @@ def external_port() -> int | None:
     (for quick iteration); the tests that kill vLLM skip then."""
     url = os.environ.get("SMF_VLLM_URL")
     return int(url.rstrip("/").rsplit(":", 1)[1]) if url else None
+
+
+@contextlib.contextmanager
+def simulated() -> Iterator[SimThread]:
+    """The simulator's `vllm` profile shaped like this server and the one the captures came
+    from (model `tiny`, 512-token window): what both are compared with, request for request."""
+    thread = SimThread(SimSettings(profile="vllm", model=MODEL_NAME, max_model_len=MAX_MODEL_LEN))
+    thread.start()
+    try:
+        yield thread
+    finally:
+        thread.stop()
 
 
 def free_port() -> int:
