@@ -8,6 +8,10 @@
     │   ├── HeadTooLarge             431  request line and headers over the limit
     │   ├── HeadTimeout              408  request line and headers not complete in time
     │   ├── UnsupportedEncoding      415  a compressed body (Content-Encoding)
+    │   ├── InvalidValue             400  invalid_value: a string outside a closed set
+    │   ├── MissingParameter         400  missing_required_parameter
+    │   ├── TooManyProperties        400  object_above_max_properties
+    │   ├── StringTooLong            400  string_above_max_length
     │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key
     ├── Forbidden                    403
@@ -89,6 +93,34 @@ class BadRequest(RouterError):
 class BodyTooLarge(BadRequest):
     status = 413
     code = "request_too_large"
+
+
+class InvalidValue(BadRequest):
+    """A string outside the closed set a field takes (`router.echoed_fields`): OpenAI's
+    code for it, as its 400s quote it (openai/codex#7073: `input[111].action.type`)."""
+
+    code = "invalid_value"
+
+
+class MissingParameter(BadRequest):
+    """A field OpenAI requires left out: its code, as its 400s quote it
+    (`Missing required parameter: 'tools[4].name'.`, icebear0828/codex-proxy#399)."""
+
+    code = "missing_required_parameter"
+
+
+class TooManyProperties(BadRequest):
+    """An object over OpenAI's count of keys (`metadata`, 16): its code, as its 400s quote
+    it (BerriAI/litellm#4257)."""
+
+    code = "object_above_max_properties"
+
+
+class StringTooLong(BadRequest):
+    """A string over OpenAI's length for it (a `metadata` value, 512): its code, as its 400s
+    quote it (spiceai/docs#928: `metadata.actual`)."""
+
+    code = "string_above_max_length"
 
 
 class UnsupportedEncoding(BadRequest):

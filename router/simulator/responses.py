@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from router.echoed_fields import check_echoed, check_known
+from router.errors import BadRequest
 from router.simulator import tokens
 from router.simulator.answer import Prompt
 from router.simulator.errors import ApiError, Flavor
@@ -49,12 +51,27 @@ def _grammar_tool(tool: Any) -> bool:
     """A custom tool constrained by a grammar (Codex's `apply_patch`), which vLLM refuses:
     the simulator ignored custom tools and answered (found in review). The router's own
     test (`router.translate.native_responses`) is the same, and not shared: the simulator
-    stands for vLLM, and imports nothing of the router, so that the router's translation is
-    tested against vLLM's check and not against itself."""
+    stands for vLLM, and imports nothing of the router's translation, so that it is tested
+    against vLLM's check and not against itself."""
     if not isinstance(tool, dict) or tool.get("type") != "custom":
         return False
     fmt = tool.get("format")
     return isinstance(fmt, dict) and fmt.get("type") == "grammar"
+
+
+def _openai_refusals(body: dict[str, Any]) -> None:
+    """OpenAI's 400s for what a Response could not echo (`truncation: "sometimes"`, a
+    function tool without a name, ...) and for a tool or `tool_choice` of a type it does
+    not know, in its error body: the cloud profile echoed them as sent, where OpenAI
+    refuses. The checks are the router's own (`router.echoed_fields`, OpenAI's as the
+    `openai` SDK's types say them), shared rather than copied, so the two cannot drift
+    apart; the messages are the router's words, the `param` and `code` OpenAI's."""
+    try:
+        check_echoed(body)
+        check_known(body)
+    except BadRequest as refused:
+        error = ApiError(400, "bad_request", refused.message, refused.param, raw=refused.json())
+        raise error from None
 
 
 class ResponsesApi:
@@ -81,6 +98,8 @@ class ResponsesApi:
             for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict) and t.get("type") == "function"
         )
+        if profile == "cloud":  # after its refusal of a schema, in its words
+            _openai_refusals(body)
         instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""
         messages = [{"content": items}] if isinstance(items, str) else items
         choice = body.get("tool_choice")

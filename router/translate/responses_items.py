@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from router.echoed_fields import CHECKED_TOOLS, CHOICE_TYPES, CHOICES, MEMBERS
 from router.ledger.usage import normalize_usage
 from router.translate.custom_input import custom_input
 from router.translate.wire import LIMIT_REASONS
@@ -68,8 +69,8 @@ def envelope(
         "store": _asked(request, "store", bool, True),
         "temperature": request.get("temperature", 1.0),
         "text": text_config(request.get("text")),
-        "tool_choice": _asked(request, "tool_choice", str | dict, "auto"),
-        "tools": request.get("tools") or [],
+        "tool_choice": echoed_choice(request.get("tool_choice")),
+        "tools": echoed_tools(request.get("tools")),
         "top_p": request.get("top_p", 1.0),
         "truncation": _asked(request, "truncation", str, "disabled"),
         "usage": None,
@@ -82,6 +83,34 @@ def _asked(request: dict[str, Any], name: str, kind: type | UnionType, default: 
     """The request's `name` when it is a `kind`, else OpenAI's default for it."""
     value = request.get(name)
     return value if isinstance(value, kind) else default
+
+
+def echoed_tools(tools: Any) -> list[dict[str, Any]]:
+    """The request's tools a Response made over chat lists: those chat was offered, function,
+    custom and namespace tools (a namespace with its function and custom tools), checked
+    whole before any backend was tried (`router.echoed_fields`). A hosted tool runs at
+    OpenAI and a type the `openai` SDK does not know may be a native backend's: the model
+    was offered neither (`responses_request.dropped_tools`), and echoed as sent, a
+    malformed or unknown one made a Response the SDK's model refuses."""
+    out: list[dict[str, Any]] = []
+    for tool in tools if isinstance(tools, list) else ():
+        if not isinstance(tool, dict) or tool.get("type") not in CHECKED_TOOLS:
+            continue
+        inner = tool.get("tools")
+        if tool["type"] == "namespace" and isinstance(inner, list):
+            kept = [t for t in inner if isinstance(t, dict) and t.get("type") in MEMBERS]
+            tool = tool if len(kept) == len(inner) else {**tool, "tools": kept}
+        out.append(tool)
+    return out
+
+
+def echoed_choice(choice: Any) -> Any:
+    """The request's `tool_choice` when of a type the `openai` SDK's Response model reads
+    (checked whole before any backend was tried, `router.echoed_fields`), else `auto`, what
+    chat was sent: for null, and for a type the SDK does not know, which its model refuses."""
+    if choice in CHOICES or (isinstance(choice, dict) and choice.get("type") in CHOICE_TYPES):
+        return choice
+    return "auto"
 
 
 def text_config(asked: Any) -> dict[str, Any]:
