@@ -52,6 +52,7 @@ from typing import Any
 
 import orjson
 
+from router import echoed_fields
 from router.translate import after_results, instructions
 from router.translate.custom_format import described
 from router.translate.namespaces import ChatNames, chat_names, flattened
@@ -179,18 +180,12 @@ def reply_tools(body: dict[str, Any]) -> tuple[frozenset[str], dict[str, tuple[s
     return custom, names.pairs
 
 
-# The Responses tool types (the `openai` SDK's `ToolParam`): a dropped tool is named by one
-# of these or `OTHER`, and by its name only when it looks like one (`_LOGGABLE`). Both are
-# the client's text: logged as sent, a request could write its prompt into the log (found
-# in review), and a log told once per value could be made to tell nothing more.
-TOOL_TYPES = frozenset(
-    (
-        *("function", "custom", "namespace", "file_search", "web_search"),
-        *("web_search_2025_08_26", "web_search_preview", "web_search_preview_2025_03_11"),
-        *("computer", "computer_use_preview", "mcp", "code_interpreter", "image_generation"),
-        *("local_shell", "shell", "apply_patch", "tool_search", "programmatic_tool_calling"),
-    )
-)
+# The Responses tool types (the `openai` SDK's `ToolParam`, `router.echoed_fields`): a
+# dropped tool is named by one of these or `OTHER`, and by its name only when it looks like
+# one (`_LOGGABLE`). Both are the client's text: logged as sent, a request could write its
+# prompt into the log (found in review), and a log told once per value could be made to tell
+# nothing more.
+TOOL_TYPES = frozenset(echoed_fields.TOOL_TYPES)
 OTHER = "other"
 _LOGGABLE = re.compile(r"[A-Za-z0-9_.-]{1,64}")
 
