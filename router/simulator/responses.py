@@ -132,7 +132,9 @@ class ResponsesApi:
         out["output"] = self._items(meta, gen)
         out["usage"] = {
             "input_tokens": gen.prompt_tokens,
-            "input_tokens_details": {"cached_tokens": 0},
+            # OpenAI's and vLLM's both count cache writes now (the openai SDK's `Response`
+            # requires the field since 3.x)
+            "input_tokens_details": {"cached_tokens": 0, "cache_write_tokens": 0},
             "output_tokens": gen.completion_tokens,
             "output_tokens_details": {"reasoning_tokens": 0},
             "total_tokens": gen.prompt_tokens + gen.completion_tokens,
@@ -258,7 +260,6 @@ def _text_frames(frame: Callable[..., Frame], meta: Meta, gen: Generation) -> It
 
 
 _VLLM_INPUT_DETAILS = {
-    "cache_write_tokens": 0,
     "input_tokens_per_turn": [],
     "cached_tokens_per_turn": [],
 }
