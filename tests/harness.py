@@ -368,13 +368,16 @@ class RunningRouter(Running):
 
 @contextmanager
 def router(
-    config: Config, port: int | None = None, wrap: Callable[[Any], Any] | None = None
+    config: Config,
+    port: int | socket.socket | None = None,
+    wrap: Callable[[Any], Any] | None = None,
 ) -> Iterator[RunningRouter]:
-    """The router in a thread, on `port` (default: any free one); leaving it stops the
-    router as a SIGTERM stops `serve` (uvicorn's `should_exit`, the components told as the
-    drain starts, then the lifespan). `wrap`: an ASGI app around the router's, between it
-    and uvicorn (a test that watches or holds what the router sends)."""
-    with listening(port or 0) as sock:
+    """The router in a thread, on `port` (default: any free one), or on the socket `port`
+    listening already (a port of a range, bound at its pick: `tests.canary.servers.router`);
+    leaving it stops the router as a SIGTERM stops `serve` (uvicorn's `should_exit`, the
+    components told as the drain starts, then the lifespan). `wrap`: an ASGI app around the
+    router's, between it and uvicorn (a test that watches or holds what the router sends)."""
+    with port if isinstance(port, socket.socket) else listening(port or 0) as sock:
         port = int(sock.getsockname()[1])
         components = build(config)
         components.listen = f"127.0.0.1:{port}"  # as `serve` says where it listens

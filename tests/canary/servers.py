@@ -27,7 +27,8 @@ PORTS = range(18000, 19000)
 
 
 def free_port() -> int:
-    """A port of `PORTS` nothing listens on now."""
+    """A port of `PORTS` nothing is bound to now: a pick, for `ports.on_a_free_port` to bind
+    (another process may take it before)."""
     for port in random.sample(PORTS, len(PORTS)):
         with socket.socket() as sock:
             try:
@@ -38,28 +39,29 @@ def free_port() -> int:
     raise RuntimeError("no free port in 18000-18999")
 
 
+def _started(sim: SimThread) -> SimThread:
+    """`sim` once it listens (an OSError if its port was taken)."""
+    sim.start()
+    return sim
+
+
 @contextmanager
 def simulator(**settings: Any) -> Iterator[Running]:
     """`tests.harness.simulator` on a free port of `PORTS`."""
     settings.setdefault("keep_requests", 1)
-    for port in random.sample(PORTS, len(PORTS)):
-        sim = SimThread(SimSettings(**settings), port=port)
-        try:
-            root = sim.start()
-        except OSError:
-            continue
-        try:
-            yield Running(f"{root}/v1", root)
-        finally:
-            sim.stop()
-        return
-    raise RuntimeError("no free port in 18000-18999")
+    sim = ports.on_a_free_port(
+        lambda port: _started(SimThread(SimSettings(**settings), port=port)), free_port
+    )
+    try:
+        yield Running(f"{sim.url}/v1", sim.url)
+    finally:
+        sim.stop()
 
 
 @contextmanager
 def router(config: Config) -> Iterator[RunningRouter]:
-    """`tests.harness.router` on a free port of `PORTS`."""
-    with harness.router(config, free_port()) as running:
+    """`tests.harness.router` on a free port of `PORTS`, bound as picked."""
+    with harness.router(config, ports.on_a_free_port(ports.listening, free_port)) as running:
         yield running
 
 

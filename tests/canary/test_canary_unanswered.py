@@ -5,7 +5,6 @@ of such a backend cost that shorter timeout and nothing was skipped (found in re
 
 from __future__ import annotations
 
-import random
 import threading
 import time
 from collections.abc import Iterator
@@ -24,8 +23,9 @@ from router.canary_cli import error_details
 from router.config import Config, parse
 from router.gating import GateBook
 from tests.canary.rounds import one_round
-from tests.canary.servers import PORTS, simulator
+from tests.canary.servers import free_port, simulator
 from tests.harness import INTENTS, Running, openai_via_litellm
+from tests.ports import on_a_free_port
 
 CASES = 5
 NOT_ASKED = f"not asked: {UNANSWERED} cases in a row got no reply in time"
@@ -51,21 +51,16 @@ def _answering(status: int, after_s: float) -> Iterator[tuple[Running, list[str]
         def log_message(self, *args: object) -> None:
             pass
 
-    for port in random.sample(PORTS, len(PORTS)):
-        try:
-            server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
-        except OSError:
-            continue
-        thread = threading.Thread(target=server.serve_forever, daemon=True)
-        thread.start()
-        try:
-            root = f"http://127.0.0.1:{port}"
-            yield Running(f"{root}/v1", root), asked
-        finally:
-            server.shutdown()
-            server.server_close()
-        return
-    raise RuntimeError("no free port in 18000-18999")
+    server = on_a_free_port(
+        lambda port: ThreadingHTTPServer(("127.0.0.1", port), Handler), free_port
+    )
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        root = f"http://127.0.0.1:{server.server_address[1]}"
+        yield Running(f"{root}/v1", root), asked
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 def _config(backend: dict[str, Any]) -> Config:

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import logging
-import random
-import socket
 import threading
 import types
 from collections.abc import Iterator, Sequence
@@ -17,7 +15,9 @@ from opentelemetry.sdk.trace.export import SpanExportResult
 from router import span_export
 from router.span_export import SERVER, SpanRecord, SpanShipper
 from router.tracing import Tracing
+from tests.canary.servers import free_port
 from tests.harness import wait_until
+from tests.ports import listening, on_a_free_port
 
 
 class FakeExporter:
@@ -159,17 +159,8 @@ def test_a_batch_larger_than_the_queue_is_cut_to_the_queue_size(
 def hanging_collector() -> Iterator[str]:
     """A collector that takes the connection and never answers: the kernel completes the
     handshake into the listen backlog and nothing reads it. On a port of 18000-18999."""
-    with socket.socket() as sock:
-        for port in random.sample(range(18000, 19000), 1000):
-            try:
-                sock.bind(("127.0.0.1", port))
-                break
-            except OSError:
-                continue
-        else:
-            raise OSError("no free port in 18000-18999")
-        sock.listen(16)
-        yield f"http://127.0.0.1:{port}"
+    with on_a_free_port(listening, free_port) as sock:
+        yield f"http://127.0.0.1:{sock.getsockname()[1]}"
 
 
 def export_failed_after_one_span(env: dict[str, str]) -> bool:

@@ -28,7 +28,7 @@ FROM_CHAT = {"end_turn": "stop", "max_tokens": "length"}
 def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
     """A receiver; a router started in the test exports to it (at its exit at the latest)."""
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    with receiving(port=free_port()) as receiver:
+    with receiving(pick=free_port) as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
         yield receiver
 

@@ -26,7 +26,7 @@ def traced(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
     """A receiver on a port of 18000-18999; a router started in the test exports to it (at
     its exit at the latest)."""
     monkeypatch.setenv("NO_PROXY", "127.0.0.1")
-    with receiving(port=free_port()) as receiver:
+    with receiving(pick=free_port) as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
         yield receiver
 

@@ -7,7 +7,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -26,6 +26,7 @@ from router.record import Attempt, Record, Usage
 from router.span_attributes import provider_name
 from router.tracing import NO_SPAN, Tracing
 from tests.harness import config_for, router, simulator
+from tests.ports import on_a_free_port
 
 LOCAL = Backend(name="local", tier="local", base_url="http://h/v1", model="m")
 """The backend an attempt is made with (`Tracing.start_attempt`), where which one is moot."""
@@ -33,9 +34,12 @@ LOCAL = Backend(name="local", tier="local", base_url="http://h/v1", model="m")
 
 class Receiver:
     """A tiny OTLP/HTTP traces endpoint that decodes every export it is sent, and answers
-    the statuses in `first` (in order), then `status`; on `port` (default: any free one)."""
+    the statuses in `first` (in order), then `status`; on a port `pick` chose, bound as picked
+    (another while it is taken: `tests.ports`), by default any free one."""
 
-    def __init__(self, status: int = 200, first: Sequence[int] = (), port: int = 0) -> None:
+    def __init__(
+        self, status: int = 200, first: Sequence[int] = (), pick: Callable[[], int] | None = None
+    ) -> None:
         self.requests: list[ExportTraceServiceRequest] = []
         answers = list(first)
         self.paths: list[str] = []
@@ -58,7 +62,10 @@ class Receiver:
             def log_message(self, *args: Any) -> None:
                 pass
 
-        self.server = ThreadingHTTPServer(("127.0.0.1", port), Handler)
+        def bound(port: int) -> ThreadingHTTPServer:
+            return ThreadingHTTPServer(("127.0.0.1", port), Handler)
+
+        self.server = on_a_free_port(bound, pick) if pick else bound(0)
         self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
 
@@ -82,8 +89,10 @@ class Receiver:
 
 
 @contextmanager
-def receiving(status: int = 200, first: Sequence[int] = (), port: int = 0) -> Iterator[Receiver]:
-    r = Receiver(status, first, port)
+def receiving(
+    status: int = 200, first: Sequence[int] = (), pick: Callable[[], int] | None = None
+) -> Iterator[Receiver]:
+    r = Receiver(status, first, pick)
     r.thread.start()
     try:
         yield r

@@ -29,7 +29,7 @@ MATH = {"model": "auto", "messages": [{"role": "user", "content": "What is 1234 
 @pytest.fixture
 def traced_router_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[Receiver]:
     """A receiver on a port of 18000-18999, and the environment that has a router trace to it."""
-    with receiving(port=free_port()) as receiver:
+    with receiving(pick=free_port) as receiver:
         monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
         monkeypatch.setenv("NO_PROXY", "127.0.0.1")
         yield receiver

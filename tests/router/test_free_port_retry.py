@@ -1,14 +1,19 @@
 """The test harness's ports (`tests.ports`): a child whose port was taken between its pick
-and its bind starts again on another; a child failing for any other reason is an error with
-what it said; a router in the test process serves on a socket bound before it starts."""
+and its bind starts again on another, as does one whose start-up probe another server on its
+port answered; a child failing for any other reason is an error with what it said; a server
+in the test process serves on a socket bound before it starts, on another port when the one
+picked for it (of a fixed range: `tests.canary.servers`) was taken before its bind."""
 
 from __future__ import annotations
 
 import socket
 import subprocess
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
+from types import ModuleType
 
 import httpx
 import pytest
@@ -16,8 +21,9 @@ import yaml
 
 from classifier.intent import INTENTS
 from tests import ports
-from tests.harness import VENV_BIN, Running, config_for, router
-from tests.processes import router_process
+from tests.canary import servers
+from tests.harness import VENV_BIN, Running, config_for, router, send_json, upstream
+from tests.processes import killed_if_left_running, router_process
 
 LOCAL = {"name": "local", "tier": "local", "base_url": "http://127.0.0.1:9/v1", "model": "m"}
 
@@ -31,17 +37,49 @@ def listener() -> Iterator[int]:
         yield int(sock.getsockname()[1])
 
 
-def picks(monkeypatch: pytest.MonkeyPatch, first: int | None = None) -> list[int]:
-    """Every port `free_port` picks from now on, `first` the first (then free ones)."""
+def picks(
+    monkeypatch: pytest.MonkeyPatch, first: int | None = None, where: ModuleType = ports
+) -> list[int]:
+    """Every port `where.free_port` picks from now on, `first` the first (then free ones):
+    `first` taken stands for a port taken between its pick and its bind."""
     picked: list[int] = []
-    real = ports.free_port
+    real = where.free_port
 
     def pick() -> int:
         picked.append(first if first is not None and not picked else real())
         return picked[-1]
 
-    monkeypatch.setattr(ports, "free_port", pick)
+    monkeypatch.setattr(where, "free_port", pick)
     return picked
+
+
+@contextmanager
+def stranger(asked: Path) -> Iterator[int]:
+    """Another HTTP server on a port: it answers any GET, and `asked` exists once it did."""
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            asked.touch()
+            send_json(self, 200, b"{}")
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    with upstream(Handler) as server:
+        yield int(server.root.rsplit(":", 1)[1])
+
+
+# A server binding its port (argv[1]) only once the file argv[2] exists: a child still
+# starting (a router importing litellm) when another server on its port is asked.
+LATE_SERVER = """
+import pathlib, sys, time
+from http.server import BaseHTTPRequestHandler, HTTPServer
+for _ in range(6000):  # a hang guard: the test is over long before
+    if pathlib.Path(sys.argv[2]).exists():
+        break
+    time.sleep(0.01)
+HTTPServer(("127.0.0.1", int(sys.argv[1])), BaseHTTPRequestHandler).serve_forever()
+"""
 
 
 def test_a_router_whose_port_was_taken_starts_on_another(
@@ -107,3 +145,53 @@ def test_a_router_in_this_process_on_a_port_taken_is_an_error_at_once(tmp_path: 
     config = config_for({"local": Running("http://127.0.0.1:9/v1", "")}, tmp_path)
     with listener() as taken, pytest.raises(OSError), router(config, taken):
         pass
+
+
+def test_a_server_in_this_process_whose_port_was_taken_binds_another(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A port picked free and bound moments later, taken in between: the bind found it taken
+    (EADDRINUSE), and the test failed with it; now the next pick is bound."""
+    with listener() as taken:
+        picked = picks(monkeypatch, taken)
+        with ports.on_a_free_port(ports.listening) as sock:
+            assert picked == [taken, sock.getsockname()[1]]
+    assert f"port {taken} was taken before this process bound it" in capsys.readouterr().err
+
+
+def test_a_canary_router_whose_picked_port_was_taken_serves_on_another(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`tests.canary.servers.router` picked a port of 18000-18999 free, and the router bound
+    it only as it started: taken in between, the router failed with EADDRINUSE."""
+    config = config_for({"local": Running("http://127.0.0.1:9/v1", "")}, tmp_path)
+    with listener() as taken:
+        picked = picks(monkeypatch, taken, where=servers)
+        with servers.router(config) as proxy:
+            assert httpx.get(f"{proxy.root}/healthz").status_code == 200
+            assert picked[0] == taken and proxy.root == f"http://127.0.0.1:{picked[1]}"
+
+
+def test_another_server_answering_a_childs_probe_is_not_taken_for_the_child(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The port picked for a child taken by another HTTP server before the child bound it:
+    that server answered the start-up probe while the child still started, and the test got
+    a port the child would never serve (it exits saying the address is in use). Now the
+    child is tried again on another port, and the port it gets is the child's."""
+    asked = tmp_path / "asked"
+    with stranger(asked) as taken:
+        picked = picks(monkeypatch, taken)
+        port, process = ports.served(
+            lambda port: subprocess.Popen(
+                [sys.executable, "-c", LATE_SERVER, str(port), str(asked)],
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+            ),
+            "http://127.0.0.1:{port}/",
+        )
+        with killed_if_left_running(process):
+            assert asked.exists() and picked == [taken, port]
+            assert httpx.get(f"http://127.0.0.1:{port}/").status_code == 501  # the child's
+            assert process.poll() is None
+    assert f"port {taken} was taken before the child bound it" in capsys.readouterr().err

@@ -12,7 +12,6 @@ import asyncio
 import errno
 import logging
 import os
-import socket
 import subprocess
 import tempfile
 from datetime import date
@@ -27,8 +26,10 @@ from router.components import build
 from router.config import ConfigError, parse
 from router.ledger import location
 from router.ledger.schema import SCHEMAS
+from tests.canary.servers import free_port
 from tests.harness import INTENTS, VENV_BIN
 from tests.ledger.file_modes import unwritable
+from tests.ports import ran
 
 DEAD = "http://127.0.0.1:9/v1"  # nothing listens: no test here gets as far as a request
 
@@ -52,16 +53,12 @@ def write_config(tmp_path: Path, ledger: str) -> Path:
     return path
 
 
-def port() -> int:
-    """A free port where this suite's servers may listen."""
-    for candidate in range(18000, 19000):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", candidate))
-            except OSError:
-                continue
-            return candidate
-    raise RuntimeError("no free port in 18000-18999")
+def serve(config: Path) -> subprocess.CompletedProcess[str]:
+    """`smf-router serve` on `config`, on a free port of this suite's (another if it was taken
+    before `serve` tried it)."""
+    return ran(
+        lambda port: smf_router("serve", "--config", str(config), "--port", str(port)), free_port
+    )
 
 
 def smf_router(*args: str) -> subprocess.CompletedProcess[str]:
@@ -98,7 +95,7 @@ def test_serve_stops_on_a_ledger_path_it_could_never_write(tmp_path: Path, kind:
     if kind == "in /proc" and not Path("/proc/self").exists():
         pytest.skip("no /proc here")
     config = write_config(tmp_path, ledger)
-    done = smf_router("serve", "--config", str(config), "--port", str(port()))
+    done = serve(config)
     assert done.returncode == 2, done.stderr
     assert "error: ledger.path: " in done.stderr and repr(ledger) in done.stderr
     assert "Traceback" not in done.stderr and "listening on" not in done.stderr
@@ -137,7 +134,7 @@ def test_serve_stops_on_a_records_directory_it_could_never_write(tmp_path: Path)
     records.mkdir(parents=True)
     config = write_config(tmp_path, str(ledger))
     with unwritable(records):
-        done = smf_router("serve", "--config", str(config), "--port", str(port()))
+        done = serve(config)
         checked = smf_router("config", "check", "--config", str(config))
     assert done.returncode == 2, done.stderr
     why = f"error: ledger.path: {str(ledger)!r} can never hold the ledger: "
@@ -154,8 +151,10 @@ def test_serve_and_config_check_stop_on_a_records_path_that_is_a_file(tmp_path: 
     ledger.mkdir()
     (ledger / "records").write_text("not a table\n")
     config = write_config(tmp_path, str(ledger))
-    for command in (["serve", "--port", str(port())], ["config", "check"]):
-        done = smf_router(command[0], *command[1:], "--config", str(config))
+    for command in (["serve"], ["config", "check"]):
+        done = (
+            serve(config) if command == ["serve"] else smf_router(*command, "--config", str(config))
+        )
         assert done.returncode == 2, (command, done.stdout, done.stderr)
         why = f"error: ledger.path: {str(ledger)!r} can never hold the ledger: "
         assert why + f"{str(ledger / 'records')!r} is not a directory" in done.stderr, command
