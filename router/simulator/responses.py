@@ -259,7 +259,7 @@ def _text_frames(frame: Callable[..., Frame], meta: Meta, gen: Generation) -> It
     yield frame("response.output_item.done", output_index=0, item=item)
 
 
-_VLLM_INPUT_DETAILS = {
+_VLLM_INPUT_DETAILS: dict[str, list[int]] = {
     "input_tokens_per_turn": [],
     "cached_tokens_per_turn": [],
 }
