@@ -170,6 +170,14 @@ HOW = """\
    summary's ask ("Provide the summary of the conversation.", alone after its prompt
    "Analyze the following conversation between a user and an assistant, ...") is passed
    over, as opencode's compaction request is: no ask, the default route.
+   Of a Mastra guard processor's request (`classifier/mastra.py`: its moderation, prompt
+   injection, PII and language checks, each under its default instructions, "You are a
+   content moderation specialist. ..." and the like), the text it checks is read, not its
+   prompt around it ("Please evaluate the following content for moderation, :" and
+   `Content: "..."`, "Detect language of: "..."" and its targets): a side call on the
+   user's words, as a title call is, goes where its turn goes. The conversation key leaves
+   out the data in Mastra's working memory (`<working_memory_data>`), which its model
+   updates during a conversation, as it leaves out a prompt's dates.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

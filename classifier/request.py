@@ -22,6 +22,8 @@ CodeAgent's asking for code (`RequestView.code_answer`); of a DSPy call, its inp
 ReAct run's trajectory, its demos passed over (`classifier.dspy`), a ReAct step's naming a
 tool (`RequestView.tool_step`); Agno's blocks after an ask are cut and its session summary's
 ask passed over (`classifier.agno`).
+Of a Mastra guard processor's request, the text it checks is read, not its fixed prompt around
+it (`classifier.mastra`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -32,7 +34,18 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import agno, aider, crewai, crush, dspy, opencode, pydantic_ai, qwen, smolagents
+from classifier import (
+    agno,
+    aider,
+    crewai,
+    crush,
+    dspy,
+    mastra,
+    opencode,
+    pydantic_ai,
+    qwen,
+    smolagents,
+)
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -289,7 +302,8 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame (`classifier.crewai`), the task of a smolagents run wherever its
     request holds it (`classifier.smolagents`), a DSPy call's inputs (`classifier.dspy`),
-    an Agno ask without its appended blocks (`classifier.agno`), the ask inside crush's title text
+    an Agno ask without its appended blocks (`classifier.agno`), the text a Mastra guard
+    processor checks (`classifier.mastra`), the ask inside crush's title text
     (`classifier.crush`), else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
     reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
@@ -310,6 +324,8 @@ def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool
         task = dspy.task_ask(message, messages)
     if task is sent:
         task = agno.user_words(message)
+    if task is sent:
+        task = mastra.guard_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

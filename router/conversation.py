@@ -15,6 +15,7 @@ from typing import Any
 from classifier import crewai, dspy, smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
+from classifier.mastra import without_working_memory
 from classifier.request import ask_content, first_ask
 from router.record import Api
 from router.stored_responses import conversation_of
@@ -80,7 +81,10 @@ def conversation_key(
     and its first ask is the call's inputs, past a compiled program's demos, which made
     every call of it one conversation (found in review). A crewAI run's alike
     (`classifier.crewai.framed`): its summarizer's request holds the run's task under a system
-    prompt of its own, and is keyed as the run's requests are."""
+    prompt of its own, and is keyed as the run's requests are.
+
+    Nor is what an agent writes anew into its system prompt within one conversation read
+    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
@@ -101,7 +105,7 @@ def conversation_key(
             continue
         role = message.get("role")
         if role in ("system", "developer") and not framed:
-            _hash_part(digest, clockless(without_snapshot(str(message.get("content")))))
+            _hash_part(digest, clockless(_unchanging(str(message.get("content")))))
         elif role == "user":
             first = first_ask(messages) or message
             break
@@ -118,6 +122,16 @@ def _framework(messages: list[Any]) -> str | None:
     if dspy.framed(messages):
         return DSPY
     return CREWAI if crewai.framed(messages) else None
+
+
+def _unchanging(system: str) -> str:
+    """A system prompt without what an agent writes anew into it within one conversation:
+    the Continue CLI's date and git status at each run's start
+    (`classifier.continue_cli.without_snapshot`), and Mastra's working memory, which its model
+    updates during the conversation (`classifier.mastra.without_working_memory`): each
+    update made the next turn another conversation, and a chat pinned to the cloud went
+    local on its second turn (found in a review of agent frameworks)."""
+    return without_working_memory(without_snapshot(system))
 
 
 def clockless(system: str) -> str:
