@@ -100,10 +100,11 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
         return BadRequest(
             "input holds an item_reference to an item this router does not hold (it keeps "
             "only the items it made from a chat backend's answer, for the caller it "
-            "answered), and no "
+            "answered, in this process: none from before a restart or from another router "
+            "process), and no "
             f"{local}backend of {target!r} serves the responses API itself{local_only} "
             f"({listed}) to look it up: send the items whole, with store: false (the Vercel "
-            "AI SDK: providerOptions.openai.store = false), or use chat completions",
+            "AI SDK and Mastra: providerOptions.openai.store = false), or use chat completions",
             param="input",
         )
     if "api_unsupported" in reasons and plan.server_state:
