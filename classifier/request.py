@@ -21,7 +21,10 @@ first ask and its own user messages after it are passed over (`classifier.smolag
 CodeAgent's asking for code (`RequestView.code_answer`); of a DSPy call, its inputs but a
 ReAct run's trajectory, its demos passed over (`classifier.dspy`), a ReAct step's naming a
 tool (`RequestView.tool_step`); Agno's blocks after an ask are cut and its session summary's
-ask passed over (`classifier.agno`).
+ask passed over (`classifier.agno`); of a Semantic Kernel Magentic manager's prompts, the
+run's task is read, its plan's prompts passed over, and its summarization reducer's request
+asks nothing (`classifier.semantic_kernel`); of Haystack's ranker's and query expander's
+prompts, the query inside is read (`classifier.haystack`).
 Of a Mastra guard processor's request, the text it checks is read, not its fixed prompt around
 it (`classifier.mastra`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
@@ -40,10 +43,12 @@ from classifier import (
     crewai,
     crush,
     dspy,
+    haystack,
     mastra,
     opencode,
     pydantic_ai,
     qwen,
+    semantic_kernel,
     smolagents,
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
@@ -256,6 +261,8 @@ def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
         return "framework"
     if dspy.passed_over(messages, index) or agno.passed_over(messages, index):
         return "framework"
+    if semantic_kernel.passed_over(messages, index):
+        return "framework"
     return None
 
 
@@ -314,8 +321,8 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    Aider's): not an agent framework's (crewAI's, smolagents', DSPy's, Agno's), no coding
-    agents (`classifier.rules.agent_session`)."""
+    Aider's): not an agent framework's (crewAI's, smolagents', DSPy's, Agno's, Semantic
+    Kernel's, Haystack's), no coding agents (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
     if task is sent:
@@ -326,6 +333,10 @@ def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool
         task = agno.user_words(message)
     if task is sent:
         task = mastra.guard_ask(message, messages)
+    if task is sent:  # a Semantic Kernel Magentic run's task, a Haystack side call's query
+        task = semantic_kernel.task_ask(message, messages)
+    if task is sent:
+        task = haystack.query_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

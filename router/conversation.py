@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import crewai, dspy, smolagents
+from classifier import crewai, dspy, haystack, semantic_kernel, smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
@@ -47,6 +47,9 @@ CLOCK = "<clock>"
 FRAMEWORK = "framework:smolagents"
 DSPY = "framework:dspy"
 CREWAI = "framework:crewai"
+HAYSTACK = "framework:haystack"
+# In place of the system prompt and the first ask, in a Magentic run's key (`_run_key`)
+MAGENTIC = "framework:semantic-kernel-magentic"
 
 
 def conversation_key(
@@ -81,7 +84,10 @@ def conversation_key(
     and its first ask is the call's inputs, past a compiled program's demos, which made
     every call of it one conversation (found in review). A crewAI run's alike
     (`classifier.crewai.framed`): its summarizer's request holds the run's task under a system
-    prompt of its own, and is keyed as the run's requests are.
+    prompt of its own, and is keyed as the run's requests are. A Haystack ranker's or query
+    expander's by its query (`classifier.haystack.framed`): one query's side calls are one
+    conversation. A Semantic Kernel Magentic manager's by the task its first message holds
+    (`_run_key`).
 
     Nor is what an agent writes anew into its system prompt within one conversation read
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
@@ -95,6 +101,8 @@ def conversation_key(
     _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
+    if (task := semantic_kernel.run_task(messages)) is not None:
+        return _run_key(digest, task)
     first: object = None
     framework = _framework(messages)
     framed = framework is not None
@@ -121,6 +129,8 @@ def _framework(messages: list[Any]) -> str | None:
         return FRAMEWORK
     if dspy.framed(messages):
         return DSPY
+    if haystack.framed(messages):
+        return HAYSTACK
     return CREWAI if crewai.framed(messages) else None
 
 
@@ -132,6 +142,17 @@ def _unchanging(system: str) -> str:
     update made the next turn another conversation, and a chat pinned to the cloud went
     local on its second turn (found in a review of agent frameworks)."""
     return without_working_memory(without_snapshot(system))
+
+
+def _run_key(digest: hashlib.blake2b, task: str) -> str:
+    """The key of a Semantic Kernel Magentic run's manager's request: its task, which its
+    first message holds (`classifier.semantic_kernel.run_task`), marked as the manager's. Not
+    the first ask: the ledger that opens each request after the plan holds none, and a long
+    run's progress check lies past `classifier.request.first_ask`'s bound, behind the rounds
+    so far; read so, one run was four conversations (found in review)."""
+    _hash_part(digest, MAGENTIC)
+    _hash_part(digest, task.rstrip()[:KEY_CHARS])
+    return digest.hexdigest()
 
 
 def clockless(system: str) -> str:
