@@ -178,6 +178,26 @@ HOW = """\
    user's words, as a title call is, goes where its turn goes. The conversation key leaves
    out the data in Mastra's working memory (`<working_memory_data>`), which its model
    updates during a conversation, as it leaves out a prompt's dates.
+   Of a Semantic Kernel Magentic manager's requests (`classifier/semantic_kernel.py`), the
+   run's task is read in each prompt that holds it (the facts survey, "Below I will present
+   you a request. ... Here is the request:"; the progress check, "Recall we are working on
+   the following request:"; the new facts, "As a reminder, we are working to solve the
+   following task:"; the final answer, "We are working on the following task:"), unescaped
+   where Semantic Kernel escapes it; its plan's prompts ("Fantastic. To address this request
+   ...", "Please briefly explain what went wrong ...") and "Transferred to" an agent are passed
+   over. Only when the request's first message is the facts survey or the manager's ledger
+   ("We are working to address the following user request: ..."); the conversation key hashes
+   the task that first message holds: one run is one conversation. Its summarization
+   reducer's request (the turns it summarizes, then "Provide a concise and complete
+   summarization of the entire dialog ..." as a system message) is no ask, as Agno's session
+   summary is: the default route.
+   Of Haystack's retrieval side calls (`classifier/haystack.py`), the query inside is read, as
+   crush's title call is: its ranker's prompt ("You are ranking retrieved documents for
+   relevance to a query. ... Query:", the query, then "Documents:") and its query expander's
+   ("You are part of an information system that processes user queries for retrieval. ...
+   Query:", the query in quotes, "You *must* respond with a JSON object ..."), each the
+   request's last message after system messages alone; the conversation key hashes the query,
+   marked as Haystack's.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
