@@ -11,22 +11,11 @@ and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`)
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
 (`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
-fixed text is read (`classifier.crush`). Agent frameworks' texts are no coding agent's:
-of crewAI's task, its description and expected output are read (`classifier.crewai`), and
-its nudges after a tool and at its last iteration, and pydantic-ai's retry feedback and
-summary of a compacted conversation (`classifier.pydantic_ai`), are passed over, none of
-them making the request an agent's session (`RequestView.harness_cut`); of each kind of
-smolagents' requests, the run's task (a managed agent's inside its template) is read as the
-first ask and its own user messages after it are passed over (`classifier.smolagents`), a
-CodeAgent's asking for code (`RequestView.code_answer`); of a DSPy call, its inputs but a
-ReAct run's trajectory, its demos passed over (`classifier.dspy`), a ReAct step's naming a
-tool (`RequestView.tool_step`); Agno's blocks after an ask are cut and its session summary's
-ask passed over (`classifier.agno`); of a Semantic Kernel Magentic manager's prompts, the
-run's task is read, its plan's prompts passed over, and its summarization reducer's request
-asks nothing (`classifier.semantic_kernel`); of Haystack's ranker's and query expander's
-prompts, the query inside is read (`classifier.haystack`).
-Of a Mastra guard processor's request, the text it checks is read, not its fixed prompt around
-it (`classifier.mastra`).
+fixed text is read (`classifier.crush`). Agent frameworks' texts (crewAI's, smolagents',
+DSPy's...) are read past to the user's task and their own messages passed over
+(`classifier.frameworks`), none making the request an agent's session
+(`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
+(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -37,20 +26,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import (
-    agno,
-    aider,
-    crewai,
-    crush,
-    dspy,
-    haystack,
-    mastra,
-    opencode,
-    pydantic_ai,
-    qwen,
-    semantic_kernel,
-    smolagents,
-)
+from classifier import aider, crush, dspy, frameworks, opencode, qwen, smolagents
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -248,20 +224,13 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own), an agent framework's (crewAI's nudges, pydantic-ai's retry feedback and summary,
-    smolagents' observations and prompts, a DSPy program's demos, Agno's session summary's
-    ask), which makes the request no agent's session; None for any other."""
+    own), an agent framework's (`classifier.frameworks.passed_over`), which makes the
+    request no agent's session; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
         return "agent"
-    if crewai.passed_over(messages, index) or pydantic_ai.passed_over(messages, index):
-        return "framework"
-    if smolagents.passed_over(messages, index):
-        return "framework"
-    if dspy.passed_over(messages, index) or agno.passed_over(messages, index):
-        return "framework"
-    if semantic_kernel.passed_over(messages, index):
+    if frameworks.passed_over(messages, index):
         return "framework"
     return None
 
@@ -307,10 +276,8 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
 
 def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
-    words inside its frame (`classifier.crewai`), the task of a smolagents run wherever its
-    request holds it (`classifier.smolagents`), a DSPy call's inputs (`classifier.dspy`),
-    an Agno ask without its appended blocks (`classifier.agno`), the text a Mastra guard
-    processor checks (`classifier.mastra`), the ask inside crush's title text
+    words inside its frame, the task of a smolagents run wherever its request holds it, a
+    DSPy call's inputs... (`classifier.frameworks.task_ask`), the ask inside crush's title text
     (`classifier.crush`), else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
     reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
@@ -321,22 +288,10 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    Aider's): not an agent framework's (crewAI's, smolagents', DSPy's, Agno's, Semantic
-    Kernel's, Haystack's), no coding agents (`classifier.rules.agent_session`)."""
+    Aider's): not an agent framework's (`classifier.frameworks.task_ask`), no coding
+    agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
-    task = crewai.task_ask(message, messages)
-    if task is sent:
-        task = smolagents.task_ask(message, messages)
-    if task is sent:
-        task = dspy.task_ask(message, messages)
-    if task is sent:
-        task = agno.user_words(message)
-    if task is sent:
-        task = mastra.guard_ask(message, messages)
-    if task is sent:  # a Semantic Kernel Magentic run's task, a Haystack side call's query
-        task = semantic_kernel.task_ask(message, messages)
-    if task is sent:
-        task = haystack.query_ask(message, messages)
+    task = frameworks.task_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

@@ -1,0 +1,76 @@
+"""Agent frameworks' own texts around the user's task: which of them reads a request's ask,
+and which of their user messages are passed over.
+
+Frameworks wrap the user's task in words of their own and send messages of their own in user
+turns; read as written, those words decided the intent and keyed the conversation. Each
+framework's reader knows its texts and reads only its own requests:
+
+- crewAI: a task's description and expected output inside its frame, its nudges after a
+  tool and at its last iteration passed over (`classifier.crewai`);
+- pydantic-ai: its retry feedback and the summary of a compacted conversation passed over
+  (`classifier.pydantic_ai`);
+- smolagents: each kind of request read by the run's task (a managed agent's inside its
+  template), its own user messages after it passed over (`classifier.smolagents`);
+- DSPy: a call's inputs but a ReAct run's trajectory, its demos passed over
+  (`classifier.dspy`);
+- Agno: an ask without the blocks it appends, its session summary's ask passed over
+  (`classifier.agno`);
+- Mastra: a guard processor's request read by the text it checks (`classifier.mastra`);
+- Semantic Kernel: a Magentic manager's prompts read by the run's task, its plan's prompts
+  passed over, its summarization reducer's request asking nothing
+  (`classifier.semantic_kernel`);
+- Haystack: its ranker's and query expander's prompts read by the query inside
+  (`classifier.haystack`).
+
+No framework is a coding agent: what they pass over does not make a request an agent's
+session (`classifier.rules.agent_session`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from classifier import (
+    agno,
+    crewai,
+    dspy,
+    haystack,
+    mastra,
+    pydantic_ai,
+    semantic_kernel,
+    smolagents,
+)
+
+
+def task_ask(message: object, messages: Sequence[Any]) -> object:
+    """The user's words of the ask `message` of `messages` when a framework wrapped them in
+    its own (the first reader that knows the request reads it); else its content as sent,
+    the very object."""
+    sent = message.get("content") if isinstance(message, dict) else None
+    task = crewai.task_ask(message, messages)
+    if task is sent:
+        task = smolagents.task_ask(message, messages)
+    if task is sent:
+        task = dspy.task_ask(message, messages)
+    if task is sent:
+        task = agno.user_words(message)
+    if task is sent:
+        task = mastra.guard_ask(message, messages)
+    if task is sent:
+        task = semantic_kernel.task_ask(message, messages)
+    if task is sent:
+        task = haystack.query_ask(message, messages)
+    return task
+
+
+def passed_over(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is a framework's own, not an ask."""
+    return (
+        crewai.passed_over(messages, index)
+        or pydantic_ai.passed_over(messages, index)
+        or smolagents.passed_over(messages, index)
+        or dspy.passed_over(messages, index)
+        or agno.passed_over(messages, index)
+        or semantic_kernel.passed_over(messages, index)
+    )
