@@ -155,6 +155,34 @@ class ServerError(UpstreamError):
     code = "upstream_error"
 
 
+class RefusedInBand(ServerError):
+    """A client's 4xx a backend sent in its stream, after its 200: tried on the next backend,
+    as any failure in a stream is, and told to the client as the backend said it (its status
+    and body, not a 502) when no backend answers. vLLM 0.32 refuses a malformed
+    structured-output constraint so (`code: 400`), but the same names carry the model's own
+    failures: Groq's `tool_use_failed` (a malformed tool call), Anthropic's content filter
+    (`invalid_request_error`), vLLM's tool parser failing at a stream's start (any
+    `ValueError` there is its 400). Another backend may well answer those; a client's
+    mistake gets the same refusal from it, or an answer (found in review, after a change
+    that stopped the plan at the first such event cost those requests their fallback)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        backend: str,
+        status: int,
+        upstream: dict[str, Any],
+        secrets: Collection[str] = (),
+    ) -> None:
+        super().__init__(message, backend=backend, secrets=secrets)
+        self.status = status
+        self.upstream: dict[str, Any] = redacted_body(upstream, secrets) or super().body()
+
+    def body(self) -> dict[str, Any]:
+        return self.upstream
+
+
 class Malformed(UpstreamError):
     status = 502
     kind = "malformed"

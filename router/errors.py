@@ -27,6 +27,7 @@
         ├── RateLimited              429  carries retry_after
         ├── Overloaded               503  carries retry_after
         ├── ServerError              502  other 5xx
+        │   └── RefusedInBand        4xx  a client's 4xx in a stream: tried elsewhere first
         ├── Malformed                502  a reply that is not what the API promises
         ├── ContextTooLong           400  context_length_exceeded
         │   └── OutputTooLong        400  the refusal names max_tokens (not the prompt)

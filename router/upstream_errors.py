@@ -39,8 +39,8 @@ wording has always been read; only a refusal naming an output limit is `OutputTo
 
 An error sent in-band, after the 200 (`in_band`), has no HTTP status: it is read from the
 error's own names, which every client API's error event then carries on (a client's 4xx,
-such as vLLM's refusal of a structured-output constraint in its stream, is `Rejected` as
-over HTTP: the client's, no fallback); one with no names
+such as vLLM's refusal of a structured-output constraint in its stream, is tried elsewhere
+but told as that 4xx when nothing answers: `RefusedInBand`); one with no names
 at all (TGI's streamed `{"error": "<message>"}`) by its words, when they say context length,
 and one named only by the generic `server_error` (any 5xx: a Responses event's `code`, an
 OpenAI-style error's `type` with no code) by its words too, when they say the server is busy
@@ -64,6 +64,7 @@ from router.attempt_errors import (
     OutputTooLong,
     Overloaded,
     RateLimited,
+    RefusedInBand,
     Rejected,
     ServerError,
     UpstreamError,
@@ -263,7 +264,7 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
         typed = _too_long(message, backend, body, secrets)
     elif _clients(status):
         upstream = _openai_shaped(body, status)
-        typed = Rejected(
+        typed = RefusedInBand(
             message, backend=backend, status=status, upstream=upstream, secrets=secrets
         )
     else:
@@ -273,12 +274,12 @@ def in_band(api: str, error: Any, backend: str, secrets: Collection[str] = ()) -
 
 
 def _clients(status: int) -> bool:
-    """Whether an in-band error's status says the client's request is at fault, as the same
-    status over HTTP does (`_typed`): a 4xx but a timeout, a rate limit and the statuses
-    that answer the router's own key or model (`REFUSAL_STATUSES`). vLLM 0.32 refuses a
-    malformed structured-output constraint (an invalid JSON schema, an empty `choice`)
-    after a stream's 200, `code: 400`: taken for a failing backend, the client's mistake
-    went to the next one, which may answer it (found beside a live vLLM)."""
+    """Whether an in-band error's status is a client's 4xx, as the same status over HTTP
+    would be (`_typed`): not a timeout, a rate limit or a status that answers the router's
+    own key or model (`REFUSAL_STATUSES`). Still tried elsewhere (`RefusedInBand`), but told
+    to the client as that 4xx when nothing else answers: vLLM 0.32 refuses a malformed
+    structured-output constraint after a stream's 200, `code: 400`, and a client with no
+    backend left got a 502 for its own mistake (found beside a live vLLM)."""
     return 400 <= status < 500 and status not in (408, 429, *REFUSAL_STATUSES)
 
 

@@ -1,11 +1,13 @@
 """What an `openai` SDK client gets through the router when vLLM refuses a malformed
-structured-output request: the backend's 400, OpenAI-shaped, from `local` in one attempt:
-the client's mistake, never a 502 nor a fallback to the cloud, which would answer it (the
-cloud profile reads no `structured_outputs` and takes any schema). vLLM 0.32 refuses some
-in its engine, after a stream's 200, as an error event with `code: 400`: the router took
-that event for a failing backend and asked the cloud (found beside a live vLLM). The
-simulator refuses as vLLM does (router/simulator/structured.py); its valid
-`structured_outputs` passes through the router to it.
+structured-output request. Asked of `local` alone: the backend's 400, OpenAI-shaped, in one
+attempt, never a 502. vLLM 0.32 refuses some in its engine, after a stream's 200, as an error
+event with `code: 400`: the router took that event for a failing backend, and with no backend
+left the client got a 502 for its own mistake (found beside a live vLLM). With a fallback,
+such an in-band 400 is tried on the next backend first, as every in-band error is: the same
+event is the model's failure as often (Groq's `tool_use_failed`, Anthropic's content filter),
+and stopping at it cost those requests their fallback (found in review). The simulator
+refuses as vLLM does (router/simulator/structured.py); its valid `structured_outputs` passes
+through the router to it.
 """
 
 from __future__ import annotations
@@ -56,13 +58,43 @@ def test_a_structured_output_vllm_refuses_is_the_clients_400_from_local(
     served = backends["cloud"].completions()
     with pytest.raises(openai.BadRequestError) as refused:
         client.chat.completions.create(
-            model="coding", messages=HELLO, max_tokens=5, stream=stream, extra_body=extra
+            model="local", messages=HELLO, max_tokens=5, stream=stream, extra_body=extra
         )
     headers = refused.value.response.headers
     assert (headers["x-smf-backend"], headers["x-smf-attempts"]) == ("local", "1")
     error = refused.value.response.json()["error"]
     assert error["message"] == says
     assert error["code"] is None or isinstance(error["code"], str)  # OpenAI's, not vLLM's 400
+    assert backends["cloud"].completions() == served
+
+
+# The cases vLLM refuses in its engine, after a stream's 200; the others before it
+IN_STREAM = {"invalid_schema", "bad_json", "empty_choice"}
+
+
+@pytest.mark.parametrize(("extra", "says"), CASES, ids=IDS)
+def test_only_a_refusal_in_the_stream_is_tried_on_the_next_backend(
+    client: openai.OpenAI,
+    backends: dict[str, Running],
+    extra: dict[str, Any],
+    says: str,
+    request: pytest.FixtureRequest,
+) -> None:
+    """Before its 200 vLLM's 400 passes through, as any backend's 4xx over HTTP does; in its
+    stream it is an in-band error, tried on the cloud (which reads no `structured_outputs`
+    and takes any schema, so answers)."""
+    served = backends["cloud"].completions()
+    asked: Any = {"model": "coding", "messages": HELLO, "max_tokens": 5, "extra_body": extra}
+    if request.node.callspec.id in IN_STREAM:
+        raw = client.chat.completions.with_raw_response.create(**asked, stream=True)
+        headers, _ = raw.headers, list(raw.parse())
+        assert (headers["x-smf-backend"], headers["x-smf-attempts"]) == ("cloud", "2")
+        assert backends["cloud"].completions() == served + 1
+        return
+    with pytest.raises(openai.BadRequestError) as refused:
+        client.chat.completions.create(**asked, stream=True)
+    assert refused.value.response.headers["x-smf-attempts"] == "1"
+    assert refused.value.response.json()["error"]["message"] == says
     assert backends["cloud"].completions() == served
 
 
