@@ -285,8 +285,8 @@ def _check_choice(choice: Any) -> None:
     _required(kind, str, "tool_choice.type")
     if kind in ("function", "custom"):
         _required(choice.get("name"), str, "tool_choice.name")
-    elif kind == "mcp":
-        _required(choice.get("server_label"), str, "tool_choice.server_label")
+    elif kind == "mcp":  # the OpenAI Agents SDK and the AI SDK send it without a server
+        _of_kind(choice.get("server_label"), str, "tool_choice.server_label")
         _of_kind(choice.get("name"), str, "tool_choice.name")
     elif kind == "allowed_tools":
         _one_of(choice.get("mode"), CHOICE_MODES, "tool_choice.mode", required=True)

@@ -49,11 +49,15 @@ for the client's error event (`router.upstream_errors.in_band`).
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, get_args
 
 import orjson
 
+from router.record import RefusalKind
 from router.request_size import Counts
+
+# The kinds a 400's record names (`error_kind`): its refusal kinds, and a prompt too long
+_BAD_REQUEST_KINDS = frozenset({*get_args(RefusalKind), "context_length_exceeded"})
 
 if TYPE_CHECKING:
     from router.record import Outcome
@@ -267,9 +271,13 @@ def cancellation(client_left: bool) -> Cancelled:
 def error_kind(error: RouterError) -> str | None:
     """The ledger's `error_kind` and the metrics' `kind` of a request that ended in `error`:
     its kind, else its code, else `invalid_request` for a 400 without a code (a private
-    request with no local backend, an API no backend speaks), which recorded none."""
+    request with no local backend, an API no backend speaks), which recorded none. A 400's
+    code that is none of the kinds the ledger and the metrics name (`RefusalKind`, a prompt
+    too long) is `invalid_request` too: OpenAI's codes that refusals carry for the client
+    (`invalid_value`, `missing_required_parameter`, `previous_response_not_found`...) went
+    into both as kinds of their own that neither documents (found in review)."""
     kind = getattr(error, "kind", None) or error.code
-    if kind is None and isinstance(error, BadRequest):
+    if isinstance(error, BadRequest) and kind not in _BAD_REQUEST_KINDS:
         return "invalid_request"
     return kind
 

@@ -107,10 +107,15 @@ def echoed_tools(tools: Any) -> list[dict[str, Any]]:
 def echoed_choice(choice: Any) -> Any:
     """The request's `tool_choice` when of a type the `openai` SDK's Response model reads
     (checked whole before any backend was tried, `router.echoed_fields`), else `auto`, what
-    chat was sent: for null, and for a type the SDK does not know, which its model refuses."""
-    if choice in CHOICES or (isinstance(choice, dict) and choice.get("type") in CHOICE_TYPES):
+    chat was sent: for null, for a type the SDK does not know, and for an MCP choice that
+    names no server (`{"type": "mcp"}`, as the OpenAI Agents SDK's `tool_choice="mcp"` and
+    the AI SDK send it), all of which its model refuses."""
+    if choice in CHOICES:
         return choice
-    return "auto"
+    kind = choice.get("type") if isinstance(choice, dict) else None
+    if kind not in CHOICE_TYPES or (kind == "mcp" and "server_label" not in choice):
+        return "auto"
+    return choice
 
 
 def text_config(asked: Any) -> dict[str, Any]:
