@@ -7,7 +7,9 @@ agent's dependencies as JSON (`CONTEXT` ... `CONTEXT_END`, with
 `add_dependencies_to_context`), in that order, at its end. Neither is the user's words: both
 are cut from the ask where they end it (`user_words`), as Agno wrote them, in any request:
 Agno has no system prompt of its own to tell its requests by, and a user who types one of its
-blocks is pasting data, not asking.
+blocks is pasting data, not asking. A message that is nothing but such a block is read as
+sent: cut, it asked nothing, and its words were lost to the classifier and the key alike
+(found in review).
 
 With `enable_session_summaries`, after each run Agno (`agno/session/summary.py`,
 `SessionSummaryManager`) sends a request of its own: its summary prompt as the system
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from classifier.harness import has_words
 from classifier.message import one_text
 
 # What `get_user_message` appends: the references' opening and closing (each document list
@@ -47,12 +50,13 @@ WITHIN = 65_536
 
 def user_words(message: object) -> object:
     """The content of `message` without the dependencies and the references Agno appended
-    to it; any other content as it is (the same object)."""
+    to it, unless no words (`classifier.harness.has_words`) are left; any other content as
+    it is (the same object)."""
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str):
         return content
     words = _cut(_cut(content, CONTEXT, CONTEXT_END), REFERENCES, REFERENCES_END)
-    return content if words == content else words
+    return content if words == content or not has_words(words) else words
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:

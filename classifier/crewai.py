@@ -76,7 +76,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, per_text
 
 ROLE_OPENING = "You are "
 GOAL = "\nYour personal goal is: "
@@ -316,7 +316,15 @@ def _opens(messages: Sequence[Any], message: object) -> bool:
 def _crews(messages: Sequence[Any]) -> bool:
     """Whether `messages` are a crewAI request's: the first opens with its role-playing slice."""
     first = one_text(messages[0]) if messages else None
-    return first is not None and _goal(first) >= 0
+    return first is not None and _plays_role(first)
+
+
+@per_text
+def _plays_role(text: str) -> bool:
+    """Whether `text` opens with crewAI's role-playing slice (`_goal`): read once for a
+    request (`classifier.message.per_text`), not again for each of its user messages
+    (`passed_over`), its goal looked for up to 64 KB in."""
+    return _goal(text) >= 0
 
 
 def _goal(text: str) -> int:

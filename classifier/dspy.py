@@ -46,10 +46,12 @@ coding agent: its texts do not make the request an agent's session
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from bisect import bisect_left
+from collections.abc import Iterator, Sequence
+from functools import lru_cache
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, per_text
 
 # The system prompt (`ChatAdapter.format_field_description`, `format_field_structure`), which
 # every adapter but the two-step one opens with
@@ -75,8 +77,23 @@ TAILS = (
 TAIL_OPENING = "\n\nRespond with "
 # How a field's section opens and closes: the chat, JSON and BAML adapters', the XML adapter's
 LAYOUTS = (("[[ ## {} ## ]]\n", ""), ("<{}>\n", "\n</{}>"))
-# A field's line in the system prompt (`get_field_description_string`): its number, its name
-_FIELD = re.compile(r"(?:^|\n)(\d{1,4})\. `(\w+)` \(")
+# Fields read of a signature, at most: DSPy's modules declare a handful (ReAct's step three
+# outputs), and each field read is another look through the call's inputs; a system prompt
+# of 3,000 made a request take 150 ms (found in review)
+FIELDS_READ = 32
+
+
+def _numbered(number: int) -> re.Pattern[str]:
+    """A field's line in the system prompt (`get_field_description_string`) of the number
+    `number` (of up to four digits, zeros leading), after a line break: its name."""
+    zeros = 4 - len(str(number))
+    return re.compile(rf"\n0{{0,{zeros}}}{number}\. `(\w+)` \(")
+
+
+_FIELD = [_numbered(number) for number in range(1, FIELDS_READ + 1)]
+# Sections' headings read of a call's inputs, at most (DSPy writes each field's once): each
+# is a step of Python's, and a text of nothing but headings would be read to its end
+HEADINGS_READ = 256
 # How far a text of DSPy's is looked for past the last (a field's description or value, the
 # instructions): past it, the text is read as written
 WITHIN = 65_536
@@ -92,7 +109,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     apart, when `messages` are DSPy's and it lays them out as DSPy does; any other content
     as it is."""
     content = message.get("content") if isinstance(message, dict) else None
-    names = _input_names(messages) if isinstance(content, str) else []
+    names = _input_names(messages) if isinstance(content, str) else ()
     if not names or not isinstance(content, str):
         return content
     sections = _sections(_without_tail(content), names)
@@ -119,7 +136,7 @@ def picks_tool(messages: Sequence[Any]) -> bool:
         return False
     outputs = system.find(OUTPUTS, 0, WITHIN)
     structure = system.find(STRUCTURE, outputs, outputs + WITHIN)
-    if _names(system[outputs + len(OUTPUTS) : structure]) != STEP_OUTPUTS:
+    if _names(system, outputs + len(OUTPUTS) - 1, structure) != tuple(STEP_OUTPUTS):
         return False
     objective = system.find(OBJECTIVE, structure, structure + WITHIN)
     return objective >= 0 and system.find(AGENT, objective, objective + WITHIN) >= 0
@@ -133,26 +150,38 @@ def _system(messages: Sequence[Any]) -> str | None:
     return one_text(first)
 
 
-def _input_names(messages: Sequence[Any]) -> list[str]:
-    """The input fields' names in the DSPy system prompt that opens `messages`, in order;
-    none when it opens with no such prompt."""
+def _input_names(messages: Sequence[Any]) -> tuple[str, ...]:
+    """The input fields' names in the DSPy system prompt that opens `messages`, in order (the
+    first `FIELDS_READ`); none when it opens with no such prompt."""
     system = _system(messages)
     if system is None or not system.startswith(FIELDS):
-        return []
+        return ()
+    return _signature_inputs(system)
+
+
+@per_text
+def _signature_inputs(system: str) -> tuple[str, ...]:
+    """`_input_names` of the system prompt `system`, which opens with `FIELDS`: read once
+    for a request (`classifier.message.per_text`), not again for each of its user messages
+    (`passed_over`)."""
     outputs = system.find(OUTPUTS, len(FIELDS), WITHIN)
     if outputs < 0 or system.find(STRUCTURE, outputs, outputs + WITHIN) < 0:
-        return []
-    return _names(system[len(FIELDS) : outputs])
+        return ()
+    return _names(system, len(FIELDS) - 1, outputs)
 
 
-def _names(block: str) -> list[str]:
-    """The fields' names in a block of field lines, numbered from 1 (a line a description
-    holds that is not the next number is no field's)."""
+def _names(text: str, start: int, end: int) -> tuple[str, ...]:
+    """The fields' names in the field lines of `text` after its line break at `start`, up to
+    `end`, numbered from 1 (a line a description holds that is not the next number is no
+    field's): the first `FIELDS_READ`, each looked for past the last."""
     names: list[str] = []
-    for match in _FIELD.finditer(block):
-        if int(match.group(1)) == len(names) + 1:
-            names.append(match.group(2))
-    return names
+    for field in _FIELD:
+        match = field.search(text, start, end)
+        if match is None:
+            break
+        names.append(match.group(1))
+        start = match.end()
+    return tuple(names)
 
 
 def _tail_at(text: str) -> int:
@@ -169,30 +198,67 @@ def _without_tail(text: str) -> str:
     return text if at < 0 else text[:at]
 
 
-def _sections(text: str, names: list[str]) -> list[tuple[str, str]]:
+def _sections(text: str, names: tuple[str, ...]) -> list[tuple[str, str]]:
     """Each input field's name and value in `text`, in the signature's order, as one of
     the adapters lays them out (a field of no value in the call is left out of it): none
-    when `text` opens with no field's section."""
-    for opening, closing in LAYOUTS:
-        found: list[tuple[str, int, int]] = []  # name, where its section and its value start
-        at = 0
-        for name in names:
+    when `text` opens with no field's section. The first section opens `text`, each other
+    within `WITHIN` past the last's heading."""
+    for layout, (opening, closing) in enumerate(LAYOUTS):
+        first = next((name for name in names if text.startswith(opening.format(name))), None)
+        if first is None:
+            continue
+        found = [(first, 0, len(opening.format(first)))]  # name, where its section, its value start
+        headings = _Headings(_heading(names, layout).finditer(text, found[0][2]))
+        for name in names[names.index(first) + 1 :]:
             head = opening.format(name)
-            if not found:
-                where = 0 if text.startswith(head) else -1
-            else:
-                where = text.find("\n\n" + head, at, at + WITHIN)
-                where = where + 2 if where >= 0 else -1
+            at = found[-1][2]
+            where = headings.first(name, at, at + WITHIN - 2 - len(head))
             if where >= 0:
-                found.append((name, where, where + len(head)))
-                at = where + len(head)
-        if found:
-            ends = [start - 2 for _, start, _ in found[1:]] + [len(text)]
-            return [
-                (name, _unclosed(text[value:end], closing.format(name)))
-                for (name, _, value), end in zip(found, ends, strict=True)
-            ]
+                found.append((name, where + 2, where + 2 + len(head)))
+        ends = [start - 2 for _, start, _ in found[1:]] + [len(text)]
+        return [
+            (name, _unclosed(text[value:end], closing.format(name)))
+            for (name, _, value), end in zip(found, ends, strict=True)
+        ]
     return []
+
+
+@lru_cache(maxsize=8)
+def _heading(names: tuple[str, ...], layout: int) -> re.Pattern[str]:
+    """A section's heading of any of `names` after a blank line, in the layout `layout` of
+    `LAYOUTS`, its line break after it not read: a heading whose blank line is the last's
+    line break is found, as `str.find` finds it."""
+    before, after = LAYOUTS[layout][0].split("{}")  # `after` ends with the line break
+    alternatives = "|".join(re.escape(name) for name in names)
+    return re.compile(
+        re.escape("\n\n" + before) + f"({alternatives})" + re.escape(after[:-1]) + r"(?=\n)"
+    )
+
+
+class _Headings:
+    """The sections' headings of a text (`_heading`'s matches), read once, in order, as far
+    as asked (`first`), the first `HEADINGS_READ`: the sections are found in one pass over
+    the text, not a look through it for each name."""
+
+    def __init__(self, matches: Iterator[re.Match[str]]) -> None:
+        self._matches = matches
+        self._starts: dict[str, list[int]] = {}
+        self._reached = -1  # where the last heading read starts (the end of the text: all)
+        self._read = 0
+
+    def first(self, name: str, start: int, last: int) -> int:
+        """Where the first heading of `name` from `start` to `last` starts, or -1."""
+        while self._reached <= last:
+            match = next(self._matches, None) if self._read < HEADINGS_READ else None
+            if match is None:
+                self._reached = 1 << 62
+                break
+            self._read += 1
+            self._reached = match.start()
+            self._starts.setdefault(match.group(1), []).append(match.start())
+        starts = self._starts.get(name, [])
+        index = bisect_left(starts, start)
+        return starts[index] if index < len(starts) and starts[index] <= last else -1
 
 
 def _unclosed(value: str, closing: str) -> str:

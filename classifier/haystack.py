@@ -19,7 +19,8 @@ one conversation, and a chat asking the same words another. A summary of a conve
 another matter: it holds many asks and none is the request's, and takes the default route
 (`classifier.agno`, `classifier.semantic_kernel`). Only the default prompts are known, and
 only as the last message after system messages alone: a prompt of one's own, or Haystack's
-typed into a chat, is read as written. Haystack is no coding agent
+sent later in a chat, is read as written; Haystack's sent as a chat's first message is read
+as Haystack's (nothing in the messages tells the two apart). Haystack is no coding agent
 (`classifier.rules.agent_session`).
 """
 

@@ -9,6 +9,11 @@ of its own, two of them alike but for what they gave back for no text; one reads
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TypeVar
+
+T = TypeVar("T")
+
 
 def one_text(message: object) -> str | None:
     """A message's content when it is one text: a string, or the text of its one text
@@ -17,3 +22,23 @@ def one_text(message: object) -> str | None:
     if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
         content = content[0].get("text") if content[0].get("type") == "text" else None
     return content if isinstance(content, str) else None
+
+
+def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
+    """`read`, its last answer kept for the very text it was given (by identity: a string
+    never changes, and the one kept is held, so its id is never another's). A framework's
+    reader tells its requests by their first message, and is asked so for each message
+    scanned (`classifier.request`): read anew each time, one request of a few hundred
+    messages around a 64 KB first message took a second to classify (found in review). Only
+    the last text is kept: the texts of one request are read together."""
+    last: list[tuple[str, T]] = []
+
+    def cached(text: str) -> T:
+        kept = last[0] if last else None
+        if kept is not None and kept[0] is text:
+            return kept[1]
+        answer = read(text)
+        last[:] = [(text, answer)]
+        return answer
+
+    return cached

@@ -44,11 +44,12 @@ known: a manager's or a reducer's own prompts are read as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import unescape
 from typing import Any, NamedTuple
 
-from classifier.message import one_text
+from classifier.clip import clip
+from classifier.message import one_text, per_text
 
 # `ORCHESTRATOR_TASK_LEDGER_FACTS_PROMPT`: before and after `{{$task}}`
 FACTS_OPENING = (
@@ -133,6 +134,10 @@ SUMMARIZATION = (
 )
 # How far past the task the text after it is looked for: past it, the text is no prompt of its
 WITHIN = 65_536
+# Character references ("&amp;") unescaped in a task, at most: Python unescapes each with a
+# call of its own, and 32,000 took 16 ms on the build machine; a task holding more is
+# unescaped only as far as the classifier reads it, its head and tail (`classifier.clip`)
+REFERENCES = 256
 
 
 class _Prompt(NamedTuple):
@@ -166,13 +171,21 @@ def run_task(messages: Sequence[Any]) -> str | None:
     if text is None:
         return None
     if role == "user" and text.startswith(FACTS_OPENING):
-        return _task(text, _ASKS[0])
+        return _TASKS[_ASKS[0]](text)
     if role == "assistant" and text.startswith(LEDGER_OPENING):
-        task = _task(text, _LEDGER)
-        if task is not None:
-            team = len(LEDGER_OPENING) + len(task) + len(LEDGER_TEAM)
-            return task if text.find(LEDGER_FACTS, team, team + WITHIN) >= 0 else None
+        return _ledger_task(text)
     return None
+
+
+@per_text
+def _ledger_task(text: str) -> str | None:
+    """The task in the ledger `text` (which opens with `LEDGER_OPENING`) when it is the
+    ledger whole; None otherwise."""
+    task = _task(text, _LEDGER)
+    if task is None:
+        return None
+    team = len(LEDGER_OPENING) + len(task) + len(LEDGER_TEAM)
+    return task if text.find(LEDGER_FACTS, team, team + WITHIN) >= 0 else None
 
 
 def framed(messages: Sequence[Any]) -> bool:
@@ -189,7 +202,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
         return content
     for prompt in _ASKS:
         if text.startswith(prompt.opening):
-            task = _task(text, prompt)
+            task = _TASKS[prompt](text)
             return task if task is not None and framed(messages) else content
     return content
 
@@ -226,4 +239,20 @@ def _task(text: str, prompt: _Prompt) -> str | None:
     if after < 0:
         return None
     task = text[start:after]
-    return unescape(task) if prompt.escaped else task
+    return _unescaped(task) if prompt.escaped else task
+
+
+def _unescaped(task: str) -> str:
+    """`task` unescaped: whole, unless it holds more than `REFERENCES` character references;
+    then its head and tail, as the classifier reads it (`classifier.clip`)."""
+    return unescape(task if task.count("&") <= REFERENCES else clip(task))
+
+
+def _reader(prompt: _Prompt) -> Callable[[str], str | None]:
+    """`_task` of `prompt`, read once for a text (`classifier.message.per_text`): each user
+    message of a request is asked whether it is the manager's (`passed_over`, `framed`), and
+    its first message was read anew each time, unescaped each time."""
+    return per_text(lambda text: _task(text, prompt))
+
+
+_TASKS = {prompt: _reader(prompt) for prompt in _ASKS}

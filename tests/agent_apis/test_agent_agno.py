@@ -47,3 +47,21 @@ def test_the_dependencies_are_not_read_as_the_ask(default_proxy: RunningRouter) 
     assert (read["latest_chars"], read["latest_cut"]) == (len(WEATHER), False)
     alone = {**body, "messages": [{"role": "user", "content": WEATHER}]}
     assert served(default_proxy, body) == served(default_proxy, alone) == ("tool_calling", "local")
+
+
+def test_a_message_of_nothing_but_a_block_is_read_as_sent(default_proxy: RunningRouter) -> None:
+    """A user message that is Agno's block alone: cut, nothing was left of it, and the haiku
+    inside was unknown 0.0 (found in review); read as sent, it is the ask."""
+    ask = "   \n\n<additional context>\nPlease write a haiku about autumn\n</additional context>"
+    body = {"model": "auto", "messages": [{"role": "user", "content": ask}]}
+    read = explained(default_proxy, body)["classifier"]["read"]
+    assert read["latest_chars"] == len(ask)
+    assert served(default_proxy, body)[0] == "prose"
+    context = "\n\n<additional context>\n" + json.dumps({"user": "bob"}) + "\n</additional context>"
+    turns = [
+        {"role": "user", "content": "Write a Python function that reverses a list"},
+        {"role": "assistant", "content": "def r(l): return l[::-1]"},
+        {"role": "user", "content": context},
+    ]
+    read = explained(default_proxy, {"model": "auto", "messages": turns})["classifier"]["read"]
+    assert read["latest_chars"] == len(context)
