@@ -155,16 +155,10 @@ class ServerError(UpstreamError):
     code = "upstream_error"
 
 
-class RefusedInBand(ServerError):
-    """A client's 4xx a backend sent in its stream, after its 200: tried on the next backend,
-    as any failure in a stream is, and told to the client as the backend said it (its status
-    and body, not a 502) when no backend answers. vLLM 0.32 refuses a malformed
-    structured-output constraint so (`code: 400`), but the same names carry the model's own
-    failures: Groq's `tool_use_failed` (a malformed tool call), Anthropic's content filter
-    (`invalid_request_error`), vLLM's tool parser failing at a stream's start (any
-    `ValueError` there is its 400). Another backend may well answer those; a client's
-    mistake gets the same refusal from it, or an answer (found in review, after a change
-    that stopped the plan at the first such event cost those requests their fallback)."""
+class PassedThrough(UpstreamError):
+    """An upstream's 4xx told to the client as the backend said it: its status, and its
+    body cleaned as the message is; one too large to clean (`redacted_body`) gives way to the
+    message."""
 
     def __init__(
         self,
@@ -181,6 +175,18 @@ class RefusedInBand(ServerError):
 
     def body(self) -> dict[str, Any]:
         return self.upstream
+
+
+class RefusedInBand(PassedThrough, ServerError):
+    """A client's 4xx a backend sent in its stream, after its 200: tried on the next backend,
+    as any failure in a stream is, and told to the client as the backend said it (its status
+    and body, not a 502) when no backend answers. vLLM 0.32 refuses a malformed
+    structured-output constraint so (`code: 400`), but the same names carry the model's own
+    failures: Groq's `tool_use_failed` (a malformed tool call), Anthropic's content filter
+    (`invalid_request_error`), vLLM's tool parser failing at a stream's start (any
+    `ValueError` there is its 400). Another backend may well answer those; a client's
+    mistake gets the same refusal from it, or an answer (found in review, after a change
+    that stopped the plan at the first such event cost those requests their fallback)."""
 
 
 class Malformed(UpstreamError):
@@ -228,30 +234,11 @@ class OutputCapped(OutputTooLong):
         self.code = code
 
 
-class Rejected(UpstreamError):
-    """An upstream 4xx that is the client's problem: passed through, never retried. The
-    upstream's body, which the client gets, is cleaned as the message is; one too large to
-    clean (`redacted_body`) gives way to the message."""
+class Rejected(PassedThrough):
+    """An upstream 4xx that is the client's problem: passed through, never retried."""
 
     kind = "rejected"
     retryable = False
-
-    def __init__(
-        self,
-        message: str,
-        *,
-        backend: str,
-        status: int,
-        upstream: dict[str, Any],
-        secrets: Collection[str] = (),
-    ) -> None:
-        super().__init__(message, backend=backend, secrets=secrets)
-        self.status = status
-        cleaned = redacted_body(upstream, secrets)
-        self.upstream: dict[str, Any] = cleaned or super().body()
-
-    def body(self) -> dict[str, Any]:
-        return self.upstream
 
 
 class RouterFault(UpstreamError):
