@@ -31,6 +31,10 @@ THRESHOLD = RESILIENCE["failure_threshold"]  # failures in a row that open a cir
 # token every 0.25 s) is well within its idle and total limits.
 TIMEOUTS = {"first_token_s": 1.0, "idle_s": 10.0, "total_s": 1.0}
 STREAMED = {"first_token_s": 1.0, "idle_s": 10.0, "total_s": 120.0}
+# The long stream that fills the slot must itself start within `first_token_s`: on a loaded
+# 2-core CI machine its first token once took more than 1 s, and the test failed before
+# queueing anything. Its 400 tokens at 4 a second outlast the queued requests' 3 s waits.
+BUSY = {**STREAMED, "first_token_s": 3.0}
 
 
 def _config(servers: dict[str, Running], tmp_path: Path, timeouts: dict[str, float]) -> Any:
@@ -74,7 +78,7 @@ def test_streams_timing_out_in_a_busy_backends_queue_leave_its_circuit_closed(
     it past `first_token_s`. Without the poll of `/metrics` (its queue unseen), the long
     stream's output alone shows the backend at work."""
     with local_and_cloud(simulator, tokens_per_s=4, max_num_seqs=1) as servers:
-        data = _config(servers, tmp_path, STREAMED).model_dump(mode="json")
+        data = _config(servers, tmp_path, BUSY).model_dump(mode="json")
         if not metrics_read:  # a JSON page, no vLLM gauges: the router learns no queue
             data["backends"][0]["metrics_url"] = f"{servers['local'].url}/models"
         with router(parse(data)) as proxy:
