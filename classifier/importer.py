@@ -7,6 +7,7 @@ and texts are clipped to what the classifier ever reads, which keeps the repo sm
 
 from __future__ import annotations
 
+import errno
 import json
 import random
 import re
@@ -95,6 +96,16 @@ def _jsonl(path: Path) -> Iterator[dict[str, Any]]:
                 yield json.loads(line)
 
 
+def _files(folder: Path, pattern: str) -> list[Path]:
+    """The files of `folder` matching `pattern`, sorted. None is FileNotFoundError naming the
+    pattern, as a missing file is: a folder missing or misnamed in SRC was 0 rows of its
+    sources and exit 0, the import looking done (found in review)."""
+    found = sorted(folder.glob(pattern))
+    if not found:
+        raise FileNotFoundError(errno.ENOENT, "no file matches", str(folder / pattern))
+    return found
+
+
 def _rows(texts: Iterable[str], label: str, source: str) -> list[Row]:
     seen: set[str] = set()
     out: list[Row] = []
@@ -121,7 +132,7 @@ def detemplate_bbh(text: str) -> str:
 
 def _bbh(src: Path) -> dict[str, list[Row]]:
     groups: dict[str, list[str]] = {"bbh": [], "bbh_math": [], "bbh_instruction": []}
-    for path in sorted((src / "train/bbh").glob("*.json")):
+    for path in _files(src / "train/bbh", "*.json"):
         examples = json.loads(path.read_text())["examples"]
         task = path.stem
         key = (
@@ -140,7 +151,7 @@ def _bbh(src: Path) -> dict[str, list[Row]]:
 
 def _bfcl(src: Path) -> list[Row]:
     texts: list[str] = []
-    for path in sorted((src / "train/bfcl").glob("BFCL_v4_*.json")):
+    for path in _files(src / "train/bfcl", "BFCL_v4_*.json"):
         if "irrelevance" in path.name:
             continue
         for row in _jsonl(path):
@@ -203,7 +214,7 @@ def train_rows(src: Path) -> dict[str, list[Row]]:
 
 def _authored(src: Path) -> list[Row]:
     rows: list[Row] = []
-    for path in sorted((src / "authored").glob("*.jsonl")):
+    for path in _files(src / "authored", "*.jsonl"):
         source = "self_instruct" if path.stem.startswith("self_instruct") else "authored"
         for r in _jsonl(path):
             if r["label"] != "other":
@@ -247,7 +258,7 @@ def validation_rows(src: Path) -> dict[str, list[Row]]:
 
 def _tooltalk(data: Path) -> list[Row]:
     texts: list[str] = []
-    for path in sorted(data.glob("*/*.json")):
+    for path in _files(data, "*/*.json"):
         if path.parent.name == "databases":
             continue
         conv = json.loads(path.read_text())
@@ -270,9 +281,10 @@ def _copy_licences(src_dir: Path, dst_dir: Path) -> None:
 def import_all(src: Path, dst: Path) -> dict[str, int]:
     """Write `dst/{train,validation}/<source>.jsonl` plus licences; return row counts.
 
-    Everything is read before anything is written: a file missing from `src` raises
-    FileNotFoundError with `dst` as it was. The authored README, read last, was missed only
-    once every data file of `dst` had been rewritten (found in review)."""
+    Everything is read before anything is written: a file missing from `src`, or a folder
+    read by pattern with no file matching, raises FileNotFoundError with `dst` as it was.
+    The authored README, read last, was missed only once every data file of `dst` had been
+    rewritten (found in review)."""
     splits = {"train": train_rows(src), "validation": validation_rows(src)}
     readme = (src / "authored/README.md").read_bytes()
     counts: dict[str, int] = {}

@@ -64,6 +64,27 @@ def _json(path: Path, value: Any) -> None:
 def _dataset_but_the_authored_readme(src: Path) -> None:
     """A shared dataset folder of one row a source, every file there but
     `authored/README.md`, the file the import used to read last."""
+    _named_files(src)
+    _json(src / "train/bbh/date_understanding.json", {"examples": [{"input": "Q: Which day?"}]})
+    question = {"question": [[{"role": "user", "content": "Call the weather tool."}]]}
+    _lines(src / "train/bfcl/BFCL_v4_simple.json", [question])
+    _lines(src / "authored/team.jsonl", [{"text": "Plan a trip.", "label": "reasoning"}])
+    conversation = {"conversation": [{"role": "user", "text": "Book a table."}]}
+    _json(src / "validation/tooltalk/data/easy/booking.json", conversation)
+
+
+# Each folder the import reads by pattern, and the pattern it reads it by.
+GLOBBED = {
+    "train/bbh": "*.json",
+    "train/bfcl": "BFCL_v4_*.json",
+    "authored": "*.jsonl",
+    "validation/tooltalk/data": "*/*.json",
+}
+
+
+def _named_files(src: Path) -> None:
+    """The files the import reads by name, one row a source; none of the folders it reads
+    by pattern (`GLOBBED`), nor `authored/README.md`."""
     _lines(src / "train/mbpp/mbpp.jsonl", [{"text": "Write a function that adds."}])
     for name in ("conala-train.json", "conala-test.json"):
         _json(src / "train/conala" / name, [{"intent": f"sort a list ({name})"}])
@@ -76,7 +97,6 @@ def _dataset_but_the_authored_readme(src: Path) -> None:
         src / "train/writingbench/benchmark_all.jsonl",
         [{"query": "Write a poem.", "domain2": "Poetry"}],
     )
-    _lines(src / "authored/team.jsonl", [{"text": "Plan a trip.", "label": "reasoning"}])
     first_turn = {"category": "math", "question_id": 1, "turns": ["What is 3 * 3?"]}
     _lines(src / "validation/mt_bench/question.jsonl", [first_turn])
     _lines(src / "validation/vicuna_bench/question.jsonl", [first_turn])
@@ -102,3 +122,34 @@ def test_the_import_reads_everything_before_it_writes(tmp_path: Path) -> None:
     counts = import_all(src, dst)  # the folder itself is whole now
     assert counts["train/mbpp"] == 1 and counts["validation/hellobench"] == 2
     assert (dst / "licences/authored-README.md").read_text() == "authored by the team\n"
+
+
+def test_a_folder_read_by_pattern_that_is_missing_names_the_pattern(tmp_path: Path) -> None:
+    """train/bbh, train/bfcl, authored or validation/tooltalk missing was 0 rows of their
+    sources and exit 0, the import looking done (found in review). `authored/README.md` is
+    left out as well: an import that got past the patterns stops at it, before writing the
+    repo's classifier/data."""
+    kept = (REPO / "classifier" / "data", REPO / "classifier" / "artifacts")
+    before = _fingerprint(*kept)
+    _named_files(tmp_path)
+    done = smf_router("classifier", "import-data", str(tmp_path))
+    assert _fingerprint(*kept) == before
+    assert done.returncode == 2, done.stderr
+    assert done.stdout == "" and "Traceback" not in done.stderr
+    first = tmp_path / "train/bfcl" / GLOBBED["train/bfcl"]  # the first read by pattern
+    assert done.stderr == f"error: {first} not found ({WHAT['import-data']})\n"
+
+
+@pytest.mark.parametrize("folder", sorted(GLOBBED))
+def test_each_folder_read_by_pattern_must_match_a_file(tmp_path: Path, folder: str) -> None:
+    """Each folder read by pattern, emptied of what it matches, stops the import before it
+    writes, naming the pattern."""
+    src, dst = tmp_path / "src", tmp_path / "data"
+    _dataset_but_the_authored_readme(src)
+    (src / "authored/README.md").write_text("authored by the team\n")
+    for path in (src / folder).glob(GLOBBED[folder]):
+        path.unlink()
+    with pytest.raises(FileNotFoundError) as raised:
+        import_all(src, dst)
+    assert raised.value.filename == str(src / folder / GLOBBED[folder])
+    assert not dst.exists()
