@@ -218,7 +218,8 @@ class _Server(DrainingServer):
 
     async def startup(self, sockets: list[socket.socket] | None = None) -> None:
         await super().startup(sockets)  # cannot bind: uvicorn logs why and exits with 3
-        log.info("smf-router listening on http://%s:%d/v1", self.config.host, self.config.port)
+        address = listen_address.authority(self.config.host, self.config.port)
+        log.info("smf-router listening on http://%s/v1", address)
         notify_ready()
         heap.settle()  # everything the process keeps for good exists now
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import Future
 from typing import Any
 
+from router.listen_address import authority
 from router.simulator.app import Simulator
 from router.simulator.canary import CaseLike
 from router.simulator.settings import SimSettings
@@ -37,7 +38,7 @@ async def serve(
     sim = Simulator(settings, cases)
     bound = await sim.server.listen(host, port)
     if ready is not None:
-        ready(f"http://{host}:{bound}")
+        ready(f"http://{authority(host, bound)}")
     try:
         await asyncio.Event().wait()
     finally:
@@ -82,7 +83,7 @@ class SimThread:
         self._stop = asyncio.Event()
         self.sim = Simulator(self.settings, self._cases)
         port = await self.sim.server.listen(self.host, self.port)
-        self._started.set_result(f"http://{self.host}:{port}")
+        self._started.set_result(f"http://{authority(self.host, port)}")
         await self._stop.wait()
         await self.sim.server.close()
 
