@@ -15,22 +15,18 @@ the caller's key, and no test's pin holds another's.
 
 from __future__ import annotations
 
-import copy
 import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import openai
 import pytest
 
 from classifier.rules import TOOL_STEP
-from router.config import hash_key
-from router.ledger import Ledger
 from tests.agent_apis.agent_stack import explained
-from tests.agent_apis.served import served as served_once
-from tests.harness import Collect, Running, RunningRouter, config_for, router
-from tests.resilience.conftest import until
+from tests.agent_apis.served import served
+from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
+from tests.harness import Collect, Running, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "dspy-3.4.1"
 # Each ReAct run's requests in the order sent, and the intent of each: its steps must name a
@@ -57,42 +53,10 @@ def captured(name: str) -> dict[str, Any]:
 def sticky(
     chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, the default routes, one key a test,
-    resilience on: conversations stick to their backend."""
-    keys = [{"name": name, "sha256": hash_key(key)} for name, key in KEYS.items()]
-    tmp = tmp_path_factory.mktemp("dspy")
-    config = config_for(chat_sims, tmp, auth={"keys": keys}, resilience={"enabled": True})
-    with router(config) as running:
-        records = Collect()  # after the sticky table: a finished record has pinned
-        running.components.gateway.sinks.append(records)
-        yield running, records
-
-
-def served(proxy: tuple[RunningRouter, Collect], caller: str, body: dict[str, Any]) -> Any:
-    """The router's headers for `body`, sent as DSPy's LiteLLM sends it (an OpenAI client,
-    not streamed) by `caller`, once its record has finished: its conversation is pinned
-    then."""
-    running, records = proxy
-    finished = len(records.records)
-    client = openai.OpenAI(base_url=running.url, api_key=KEYS[caller], max_retries=0)
-    raw = client.chat.completions.with_raw_response.create(**copy.deepcopy(body))
-    assert raw.http_response.status_code == 200
-    raw.parse()
-    until(lambda: len(records.records) > finished, what="the record finished")
-    return raw.headers
-
-
-def ledger_rows(running: RunningRouter, ids: list[str]) -> list[tuple[Any, ...]]:
-    """(request_id, conversation, intent, backend) of the records `ids`, in that order, from
-    the ledger's files."""
-    assert running.components.ledger is not None
-    running.components.ledger.flush()
-    marks = ", ".join("?" for _ in ids)
-    columns = "request_id, conversation, intent, backend"
-    query = f"SELECT {columns} FROM records WHERE request_id IN ({marks})"
-    with Ledger(Path(running.components.config.ledger.path)) as ledger:
-        rows = ledger.sql(query, ids)
-    return sorted(rows, key=lambda row: ids.index(row[0]))
+    """The router over a vLLM `local` and a `cloud`, one key a test (`KEYS`): conversations
+    stick to their backend."""
+    with sticky_router(keyed_config(chat_sims, tmp_path_factory.mktemp("dspy"), KEYS)) as running:
+        yield running
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -105,7 +69,7 @@ def test_a_react_run_is_one_conversation_on_one_backend(
     task, intent = RUNS[run]
     bodies = [captured(f"{run}-{kind}.json") for kind in ("step-1", "step-2", "extract")]
     assert len({b["messages"][0]["content"] for b in bodies}) == 2  # the extract's own
-    headers = [served(sticky, run, body) for body in bodies]
+    headers = [pinned_headers(sticky, KEYS[run], body) for body in bodies]
     rows = ledger_rows(sticky[0], [h["x-request-id"] for h in headers])
     assert len(rows) == 3 and rows[0][1] is not None
     assert {row[1] for row in rows} == {rows[0][1]}
@@ -125,7 +89,7 @@ def test_calls_of_a_compiled_program_are_conversations_of_their_own(
     conversations, each served where its ask goes, though both open with the same demos."""
     first, second = captured("demos-haiku.json"), captured("demos-python.json")
     assert first["messages"][:-1] == second["messages"][:-1]
-    headers = [served(sticky, "demos", body) for body in (first, second)]
+    headers = [pinned_headers(sticky, KEYS["demos"], body) for body in (first, second)]
     rows = ledger_rows(sticky[0], [h["x-request-id"] for h in headers])
     assert rows[0][1] != rows[1][1]
     assert [(h["x-smf-intent"], h["x-smf-backend"]) for h in headers] == [
@@ -141,7 +105,7 @@ def test_a_call_goes_where_its_ask_alone_goes(default_proxy: RunningRouter, name
     answer."""
     ask, where = CALLS[name]
     alone = {"model": "auto", "messages": [{"role": "user", "content": ask}]}
-    assert served_once(default_proxy, captured(name)) == served_once(default_proxy, alone) == where
+    assert served(default_proxy, captured(name)) == served(default_proxy, alone) == where
     read = explained(default_proxy, captured(name))["classifier"]["read"]
     assert (read["latest_chars"], read["first_chars"]) == (len(ask), 0)
 
@@ -152,4 +116,4 @@ def test_dspys_layout_typed_elsewhere_is_read_whole(default_proxy: RunningRouter
     typed = captured("predict.json")["messages"][1]["content"]
     body = {"model": "auto", "messages": [{"role": "user", "content": typed}]}
     assert explained(default_proxy, body)["classifier"]["read"]["latest_chars"] == len(typed)
-    assert served_once(default_proxy, body) == ("instruction", "local")
+    assert served(default_proxy, body) == ("instruction", "local")

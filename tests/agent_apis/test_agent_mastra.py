@@ -27,7 +27,8 @@ from router.conversation import conversation_key
 from router.translate.view import chat_view
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.agent_apis.sticky_stack import sticky_router
+from tests.harness import Collect, Running, RunningRouter, config_for
 from tests.resilience.conftest import FAST, until
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "mastra-1.71.0"
@@ -74,19 +75,14 @@ def test_the_bodies_are_mastras() -> None:
 
 
 @pytest.fixture(scope="module")
-def sticky(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Collect]]:
+def sticky(
+    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RunningRouter, Collect]]:
     """The router over a vLLM `local` and a `cloud`, the default routes, conversations
     pinned to the backend that served them (`resilience`)."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        config = config_for(servers, tmp_path_factory.mktemp("mastra"), resilience=FAST)
-        with router(config) as running:
-            collect = Collect()  # after the resilience sink: a record it holds, the table has seen
-            running.components.gateway.sinks.append(collect)
-            yield running, collect
+    config = config_for(chat_sims, tmp_path_factory.mktemp("mastra"), resilience=FAST)
+    with sticky_router(config) as running:
+        yield running
 
 
 def pinned(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> tuple[str, str, Any]:

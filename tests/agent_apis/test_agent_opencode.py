@@ -27,8 +27,9 @@ from classifier.request import first_ask, view
 from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers
+from tests.agent_apis.sticky_stack import sticky_router
 from tests.agent_docs import agent_section
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
+from tests.harness import Collect, Running, RunningRouter, config_for
 from tests.resilience.conftest import FAST
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "opencode-1.18.33"
@@ -66,18 +67,13 @@ def compacted_turn(summary: str | None = None, ask: str | None = None) -> dict[s
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Collect]]:
+def proxy(
+    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RunningRouter, Collect]]:
     """The router over a vLLM `local` and a `cloud`, the default routes, sticky."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        config = config_for(servers, tmp_path_factory.mktemp("opencode"), resilience=FAST)
-        with router(config) as running:
-            collect = Collect()  # after the sticky sink: a record it holds, the table has seen
-            running.components.gateway.sinks.append(collect)
-            yield running, collect
+    config = config_for(chat_sims, tmp_path_factory.mktemp("opencode"), resilience=FAST)
+    with sticky_router(config) as running:
+        yield running
 
 
 def served(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> httpx.Headers:

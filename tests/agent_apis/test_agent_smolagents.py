@@ -22,16 +22,13 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import openai
 import pytest
 
 from classifier.clip import clip
 from classifier.rules import CODE_ANSWER
-from router.config import hash_key
 from router.conversation import conversation_key
-from router.ledger import Ledger
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
-from tests.resilience.conftest import until
+from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
+from tests.harness import Collect, Running, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "smolagents-1.26.0"
 WEATHER = "What is the weather in Paris?"
@@ -57,34 +54,14 @@ def run_bodies(run: str) -> list[dict[str, Any]]:
 
 
 @pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, the default routes, one key a test,
-    resilience on: conversations stick to their backend."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        servers: dict[str, Running] = {"local": local, "cloud": cloud}
-        keys = [{"name": name, "sha256": hash_key(key)} for name, key in KEYS.items()]
-        tmp = tmp_path_factory.mktemp("smolagents")
-        config = config_for(servers, tmp, auth={"keys": keys}, resilience={"enabled": True})
-        with router(config) as running:
-            records = Collect()  # after the sticky table: a finished record has pinned
-            running.components.gateway.sinks.append(records)
-            yield running, records
-
-
-def served(proxy: tuple[RunningRouter, Collect], caller: str, body: dict[str, Any]) -> Any:
-    """The router's headers for `body`, sent as smolagents sends it (the official SDK, not
-    streamed) by `caller`, once its record has finished: its conversation is pinned then."""
-    running, records = proxy
-    finished = len(records.records)
-    client = openai.OpenAI(base_url=running.url, api_key=KEYS[caller], max_retries=0)
-    raw = client.chat.completions.with_raw_response.create(**copy.deepcopy(body))
-    assert raw.http_response.status_code == 200
-    raw.parse()
-    until(lambda: len(records.records) > finished, what="the record finished")
-    return raw.headers
+def proxy(
+    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[RunningRouter, Collect]]:
+    """The router over a vLLM `local` and a `cloud`, one key a test (`KEYS`): conversations
+    stick to their backend."""
+    tmp = tmp_path_factory.mktemp("smolagents")
+    with sticky_router(keyed_config(chat_sims, tmp, KEYS)) as running:
+        yield running
 
 
 def explained(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> dict[str, Any]:
@@ -93,18 +70,6 @@ def explained(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> dic
     reply = httpx.post(f"{proxy[0].root}/v1/router/explain", json=body, headers=headers)
     assert reply.status_code == 200, reply.text
     return dict(reply.json()["classifier"])
-
-
-def ledger_rows(running: RunningRouter, ids: list[str]) -> list[tuple[Any, ...]]:
-    """(request_id, conversation, intent, backend) of the records `ids`, from the ledger's
-    files."""
-    assert running.components.ledger is not None
-    running.components.ledger.flush()
-    marks = ", ".join("?" for _ in ids)
-    columns = "request_id, conversation, intent, backend"
-    query = f"SELECT {columns} FROM records WHERE request_id IN ({marks})"
-    with Ledger(Path(running.components.config.ledger.path)) as ledger:
-        return ledger.sql(query, ids)
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -117,7 +82,7 @@ def test_a_run_is_one_conversation_on_one_backend(
     bodies = run_bodies(run)
     assert bodies[0]["messages"][0]["role"] == "user"  # the plan: no system prompt
     assert len({json.dumps(b["messages"][0]) for b in bodies[1:]}) == 3  # three others
-    headers = [served(proxy, run, body) for body in bodies]
+    headers = [pinned_headers(proxy, KEYS[run], body) for body in bodies]
     ids = [h["x-request-id"] for h in headers]
     rows = ledger_rows(proxy[0], ids)
     assert sorted(row[0] for row in rows) == sorted(ids)
@@ -140,13 +105,13 @@ def test_a_codeagents_math_task_is_coding_on_the_local_backend(
     does asked alone (cloud)."""
     body = captured("code-first-step.json")
     assert body["stop"] == ["Observation:", "Calling tools:", "</code>"] and "tools" not in body
-    headers = served(proxy, "first", body)
+    headers = pinned_headers(proxy, KEYS["first"], body)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("coding", "local")
     why = explained(proxy, body)
     assert (why["source"], why["rule"]) == ("rule", CODE_ANSWER)
     assert why["model_intent"] == "math"
     alone = {"model": "auto", "messages": [{"role": "user", "content": PRIMES}]}
-    headers = served(proxy, "first", alone)
+    headers = pinned_headers(proxy, KEYS["first"], alone)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("math", "cloud")
 
 
@@ -169,5 +134,5 @@ def test_new_task_typed_elsewhere_is_read_whole(
         bare["messages"][-1]["content"] = PRIMES
         assert conversation_key(body, {}, "c") != conversation_key(bare, {}, "c")
     typed = {"model": "auto", "messages": [{"role": "user", "content": f"New task:\n{PRIMES}"}]}
-    headers = served(proxy, "typed", typed)
+    headers = pinned_headers(proxy, KEYS["typed"], typed)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("math", "cloud")
