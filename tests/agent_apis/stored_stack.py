@@ -1,6 +1,7 @@
 """A router whose `cloud` speaks chat only, so the router makes its Responses and keeps what
 it made (`router.stored_items`), over simulators seeded apart: what the tests of
-`item_reference` and of `previous_response_id` over chat share."""
+`item_reference` and of `previous_response_id` over chat share, and the simulators and
+backends of the tests of responses the backends store themselves."""
 
 from __future__ import annotations
 
@@ -43,17 +44,10 @@ def seeded(seed: int) -> Iterator[dict[str, Running]]:
         yield {"local": local, "cloud": cloud}
 
 
-def config(
-    servers: dict[str, Running],
-    tmp: Path,
-    local_apis: list[str],
-    keys: bool = True,
-    entries: int = 50_000,
-) -> dict[str, Any]:
-    """`cloud` speaks chat only (the router makes its Responses); `local` speaks
-    `local_apis`; every route tries cloud first; with `keys`, two callers, each with one."""
-    apis = {"local": local_apis, "cloud": ["chat"]}
-    backends = [
+def backends(servers: dict[str, Running], apis: dict[str, list[str]]) -> list[dict[str, Any]]:
+    """Each server a backend named for it, of the tier of that name, speaking `apis[name]`,
+    with the deadlines of `TIMEOUTS`."""
+    return [
         {
             "name": name,
             "tier": name,
@@ -64,8 +58,19 @@ def config(
         }
         for name, server in servers.items()
     ]
+
+
+def config(
+    servers: dict[str, Running],
+    tmp: Path,
+    local_apis: list[str],
+    keys: bool = True,
+    entries: int = 50_000,
+) -> dict[str, Any]:
+    """`cloud` speaks chat only (the router makes its Responses); `local` speaks
+    `local_apis`; every route tries cloud first; with `keys`, two callers, each with one."""
     data: dict[str, Any] = {
-        "backends": backends,
+        "backends": backends(servers, {"local": local_apis, "cloud": ["chat"]}),
         "routes": {intent: ["cloud", "local"] for intent in INTENTS},
         "ledger": {"path": str(tmp / "ledger")},
         "resilience": {"enabled": False, "sticky_max_entries": entries},

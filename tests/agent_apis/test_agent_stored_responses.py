@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import openai
@@ -19,22 +18,19 @@ import yaml
 from router import reload
 from router.config import Config, hash_key, parse
 from tests.agent_apis.agent_stack import openai_client
-from tests.harness import Running, RunningRouter, collected, router, simulator
+from tests.agent_apis.stored_stack import backends, seeded
+from tests.harness import Running, RunningRouter, collected, router
 
 MATH = "Compute the integral of x^2 from 0 to 3 and show each step."  # the cloud's intent
 CODE = "Write a Python function that reverses a linked list and add unit tests for it."
 FOLLOW_CODE = "Now write a Python function that computes that integral numerically."
 FOLLOW_MATH = "Now compute the derivative of x^3 + 2x and prove the product rule."
-TIMEOUTS = {"connect_s": 2, "first_token_s": 5, "idle_s": 5, "total_s": 20}
 
 
 @pytest.fixture(scope="module")
 def servers() -> Iterator[dict[str, Running]]:
-    with (  # seeds of their own: one seed gives both the same ids, in the same order
-        simulator(profile="vllm", model="local-model", seed=1) as local,
-        simulator(profile="cloud", model="cloud-model", seed=2) as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
+    with seeded(1) as running:
+        yield running
 
 
 def stack_config(
@@ -43,21 +39,10 @@ def stack_config(
     """Both backends speak Responses natively (unless `cloud_apis` says otherwise); coding
     goes local first, math cloud first."""
     apis = {"local": ["chat", "responses"], "cloud": list(cloud_apis)}
-    backends: list[dict[str, Any]] = [
-        {
-            "name": name,
-            "tier": name,
-            "base_url": server.url,
-            "model": f"{name}-model",
-            "apis": apis[name],
-            "timeouts": TIMEOUTS,
-        }
-        for name, server in servers.items()
-    ]
     local_first, cloud_first = ["local", "cloud"], ["cloud", "local"]
     return parse(
         {
-            "backends": backends,
+            "backends": backends(servers, apis),
             "routes": {
                 "coding": local_first,
                 "tool_calling": local_first,
