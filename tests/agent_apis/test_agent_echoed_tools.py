@@ -32,12 +32,12 @@ from pydantic import BaseModel
 
 from router import echoed_fields
 from router.config import parse
+from tests.agent_apis.echo_refusal import ASK, refused_before_any_backend
 from tests.agent_apis.stored_stack import client, config, seeded
 from tests.agent_apis.test_agent_namespaced_tools import SUB_AGENTS
 from tests.agent_shapes.codex import CODEX_TOOLS
-from tests.harness import Running, RunningRouter, collected, router
+from tests.harness import Running, RunningRouter, router
 
-ASK = "Write a Python function that reverses a list."
 FUNCTION: dict[str, Any] = {"type": "function", "name": "f", "parameters": {}}
 GRAMMAR = {"type": "grammar", "syntax": "lark", "definition": "start: /.+/"}
 
@@ -120,17 +120,8 @@ def test_a_tool_or_choice_a_response_cannot_echo_is_refused_naming_it(
     from what chat was offered, and answered), in a Response the SDK's model refuses; a
     backend that speaks Responses is not asked either. OpenAI's code where its 400s carry
     one; the refusal keeps its record."""
-    before = {name: dict(s.stats()["by_path"]) for name, s in servers.items()}
-    records = collected(proxy)
-    with pytest.raises(openai.BadRequestError) as refused:
-        client(proxy).responses.create(model=model, input=ASK, extra_body=asked)
-    error = refused.value
-    assert (error.status_code, error.param, error.code) == (400, param, code)
-    assert error.type == "invalid_request_error" and param in error.message
-    assert not error.response.headers.get("x-smf-backend")  # none was tried
-    assert {name: dict(s.stats()["by_path"]) for name, s in servers.items()} == before
-    (record,) = records.records
-    assert (record.api, record.status, record.outcome) == ("responses", 400, "client_error")
+    error, record = refused_before_any_backend(proxy, servers, model, asked, param)
+    assert error.code == code
     # the ledger's and the metrics' kind of any such 400, whatever code the client is told
     assert record.error_kind == "invalid_request"
 

@@ -19,10 +19,10 @@ from pydantic import BaseModel
 
 from router import echoed_fields
 from router.config import parse
+from tests.agent_apis.echo_refusal import ASK, refused_before_any_backend
 from tests.agent_apis.stored_stack import client, config, seeded
-from tests.harness import Running, RunningRouter, collected, router
+from tests.harness import Running, RunningRouter, router
 
-ASK = "Write a Python function that reverses a list."
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
 
@@ -85,17 +85,7 @@ def test_a_value_a_response_cannot_echo_is_refused_naming_it(
 ) -> None:
     """Over chat the router echoed it as sent, in a Response the SDK's model refuses; a
     backend that speaks Responses is not asked either. The refusal keeps its record."""
-    before = {name: dict(s.stats()["by_path"]) for name, s in servers.items()}
-    records = collected(proxy)
-    with pytest.raises(openai.BadRequestError) as refused:
-        client(proxy).responses.create(model=model, input=ASK, extra_body={field: value})
-    error = refused.value
-    assert error.status_code == 400 and error.param == param
-    assert error.type == "invalid_request_error" and param in error.message
-    assert not error.response.headers.get("x-smf-backend")  # none was tried
-    assert {name: dict(s.stats()["by_path"]) for name, s in servers.items()} == before
-    (record,) = records.records  # handed to the sinks before the answer went out
-    assert (record.api, record.status, record.outcome) == ("responses", 400, "client_error")
+    error, record = refused_before_any_backend(proxy, servers, model, {field: value}, param)
     assert record.request_id == error.response.headers["x-request-id"]
 
 
