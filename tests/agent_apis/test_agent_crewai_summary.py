@@ -29,7 +29,7 @@ import pytest
 from classifier.clip import clip
 from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained, streamed_headers
-from tests.agent_apis.served import served
+from tests.agent_apis.served import served, served_as_read
 from tests.harness import Collect, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "crewai-1.15.30"
@@ -104,14 +104,9 @@ def test_the_bodies_are_crewais_summarizer_and_summary() -> None:
 
 @pytest.mark.parametrize("name", SUMMARIZED)
 def test_the_summarizers_request_is_read_by_the_task(proxy: RunningRouter, name: str) -> None:
-    body = captured(name)
     _, words, where = SUMMARIZED[name]
-    plan = explained(proxy, body)
-    read = plan["classifier"]["read"]
-    assert (read["latest_chars"], read["latest_cut"], read["first_chars"]) == (len(words), False, 0)
-    assert (plan["intent"]["label"], plan["backends"][0]["backend"]) == where
+    plan = served_as_read(proxy, captured(name), words, where)
     assert plan["classifier"]["rule"] is None
-    assert served(proxy, body) == where
 
 
 @pytest.mark.parametrize("name", SUMMARIZED)

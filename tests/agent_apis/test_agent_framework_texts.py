@@ -20,8 +20,7 @@ from typing import Any
 
 import pytest
 
-from tests.agent_apis.agent_stack import explained
-from tests.agent_apis.served import served
+from tests.agent_apis.served import served_as_read
 from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -57,13 +56,8 @@ def proxy(default_proxy: RunningRouter) -> RunningRouter:
 
 @pytest.mark.parametrize("name", BODIES)
 def test_the_task_is_read_and_served_as_itself(proxy: RunningRouter, name: str) -> None:
-    body = captured(name)
     words, where = BODIES[name]
-    plan = explained(proxy, body, "responses" if "input" in body else None)
-    read = plan["classifier"]["read"]
-    assert (read["latest_chars"], read["latest_cut"], read["first_chars"]) == (len(words), False, 0)
-    assert (plan["intent"]["label"], plan["backends"][0]["backend"]) == where
-    assert served(proxy, body) == where
+    served_as_read(proxy, captured(name), words, where)
 
 
 def test_the_frameworks_words_are_in_the_bodies() -> None:

@@ -19,8 +19,8 @@ from typing import Any
 
 import pytest
 
-from tests.agent_apis.agent_stack import explained, streamed_headers
-from tests.agent_apis.served import served
+from tests.agent_apis.agent_stack import streamed_headers
+from tests.agent_apis.served import served, served_as_read
 from tests.harness import Collect, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "haystack-ai-3.4.1"
@@ -51,13 +51,8 @@ def proxy(default_proxy: RunningRouter) -> RunningRouter:
 def test_a_side_call_is_read_and_served_as_its_query(
     proxy: RunningRouter, kind: str, name: str
 ) -> None:
-    body = captured(f"{kind}-{name}.json")
     query, where = QUERIES[name]
-    plan = explained(proxy, body, "responses" if "input" in body else None)
-    read = plan["classifier"]["read"]
-    assert (read["latest_chars"], read["latest_cut"], read["first_chars"]) == (len(query), False, 0)
-    assert (plan["intent"]["label"], plan["backends"][0]["backend"]) == where
-    assert served(proxy, body) == where
+    served_as_read(proxy, captured(f"{kind}-{name}.json"), query, where)
     alone = {"model": "auto", "messages": [{"role": "user", "content": query}]}
     assert served(proxy, alone) == where
 

@@ -16,43 +16,22 @@ real sockets, the official SDK, the simulators as backends.
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agent_apis.agent_stack import explained, streamed_headers
-from tests.agent_apis.served import served
+from tests.agent_apis.served import served, served_by_default
 from tests.harness import Collect, RunningRouter
+from tests.semantic_kernel_runs import KINDS, TASKS, captured, manager
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "semantic-kernel-1.45.0"
-BASIC = ("facts", "plan", "progress", "final")
-# Each run's manager's requests in the order sent, its task, and where the task goes by the
-# default routes
-RUNS = {
-    "math": (BASIC, "Compute 17 * 23", ("math", "cloud")),
-    "haiku": (BASIC, "Write a haiku about autumn leaves", ("prose", "cloud")),
-    "code": (BASIC, "Write a Python function that reverses a list", ("coding", "local")),
-    "replan": (
-        (
-            "facts",
-            "plan",
-            "progress-1",
-            "progress-2",
-            "facts-update",
-            "plan-update",
-            "progress-3",
-            "progress-4",
-            "final",
-        ),
-        'Write a function that checks whether x < y and returns "yes" or "no"',
-        ("coding", "local"),
-    ),
+# Where each run's task goes by the default routes
+WHERE = {
+    "math": ("math", "cloud"),
+    "haiku": ("prose", "cloud"),
+    "code": ("coding", "local"),
+    "replan": ("coding", "local"),
 }
-
-
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
 
 
 @pytest.fixture(scope="module")
@@ -77,7 +56,7 @@ def conversations(proxy: RunningRouter, bodies: list[dict[str, Any]]) -> list[tu
     return seen
 
 
-@pytest.mark.parametrize("run", RUNS)
+@pytest.mark.parametrize("run", WHERE)
 def test_a_magentic_run_is_one_conversation_served_as_its_task(
     proxy: RunningRouter, run: str
 ) -> None:
@@ -85,8 +64,8 @@ def test_a_magentic_run_is_one_conversation_served_as_its_task(
     task alone is, and all of them one conversation, though their first user messages are
     three different texts (the facts' prompt, the progress check's or the final answer's,
     "Transferred to Solver")."""
-    kinds, task, (intent, backend) = RUNS[run]
-    bodies = [captured(f"magentic-{run}-{kind}.json") for kind in kinds]
+    task, (intent, backend) = TASKS[run], WHERE[run]
+    bodies = [manager(run, kind) for kind in KINDS[run]]
     firsts = [next(m for m in body["messages"] if m["role"] == "user") for body in bodies]
     assert len({json.dumps(first) for first in firsts}) == 3
     for body in bodies:
@@ -105,12 +84,7 @@ def test_the_reducers_summary_request_takes_the_default_route(
 ) -> None:
     """No ask read (the turns it summarizes are no ask of the request's), so the default
     route, local, as Agno's session summary takes it."""
-    body = captured(f"reduce-{turn}.json")
-    plan = explained(proxy, body)
-    read = plan["classifier"]["read"]
-    assert (read["latest_chars"], read["first_chars"]) == (0, 0)
-    assert (plan["classifier"]["source"], plan["route_reason"]) == ("default", "nothing_read")
-    assert served(proxy, body) == ("unknown", "local")
+    served_by_default(proxy, captured(f"reduce-{turn}.json"))
 
 
 def test_a_reduced_chat_is_one_conversation_by_its_prompt_cache_key(proxy: RunningRouter) -> None:

@@ -7,8 +7,6 @@ summarization reducer's request. The captured bodies go through the router in
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -35,38 +33,9 @@ from classifier.semantic_kernel import (
     UPDATE_REST,
 )
 from router.conversation import conversation_key
+from tests.semantic_kernel_runs import KINDS, TASKS, captured, manager
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "semantic-kernel-1.45.0"
-# Each Magentic run's task and its manager's requests (`semantic-kernel-1.45.0.md`)
-TASKS = {
-    "math": "Compute 17 * 23",
-    "haiku": "Write a haiku about autumn leaves",
-    "code": "Write a Python function that reverses a list",
-    "replan": 'Write a function that checks whether x < y and returns "yes" or "no"',
-}
-KINDS = {
-    "math": ("facts", "plan", "progress", "final"),
-    "replan": (
-        "facts",
-        "plan",
-        "progress-1",
-        "progress-2",
-        "facts-update",
-        "plan-update",
-        "progress-3",
-        "progress-4",
-        "final",
-    ),
-}
-MANAGER = [(run, kind) for run in TASKS for kind in KINDS.get(run, KINDS["math"])]
-
-
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
-
-
-def manager(run: str, kind: str) -> dict[str, Any]:
-    return captured(f"magentic-{run}-{kind}.json")
+MANAGER = [(run, kind) for run in TASKS for kind in KINDS[run]]
 
 
 def chat(*messages: tuple[str, str]) -> dict[str, Any]:
@@ -116,7 +85,7 @@ def test_each_managers_request_is_read_by_the_task(run: str, kind: str) -> None:
 def test_a_run_is_one_conversation(run: str) -> None:
     """Every request of a run one key, though each kind opens with another message; another
     run's another, and a chat asking the task's words another still."""
-    keys = {conversation_key(manager(run, kind), {}, "c") for kind in KINDS.get(run, KINDS["math"])}
+    keys = {conversation_key(manager(run, kind), {}, "c") for kind in KINDS[run]}
     assert len(keys) == 1
     others = {conversation_key(manager(other, "final"), {}, "c") for other in TASKS}
     assert len(others) == len(TASKS)
