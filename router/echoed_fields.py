@@ -7,9 +7,12 @@ wrong kind went back as sent (`truncation: "sometimes"`, `reasoning.effort: 5`, 
 value that is a number, a function tool without a name), in a Response the `openai` SDK's
 own `Response` model refuses; OpenAI refuses the request instead, a 400
 `invalid_request_error` naming the field. So does the router, before any backend is tried,
-for every backend alike, with OpenAI's code where its 400s are known to carry one
-(`router.errors.InvalidValue` and its siblings; a value of the wrong JSON kind keeps a null
-code). The closed sets are the `openai` SDK's (3.57: `openai/types/responses/
+for every backend alike, with OpenAI's code and `param` (`router.errors.InvalidValue` and
+its siblings: `invalid_type` for a value of the wrong JSON kind, `empty_string`,
+`property_name_above_max_length` for a metadata key, named `metadata.<key>`). The simulator
+standing for OpenAI refuses these from a table of its own (`router.simulator.
+openai_refusals`), so that a test comparing the two answers catches a check here that
+drifts from OpenAI's. The closed sets are the `openai` SDK's (3.57: `openai/types/responses/
 response_create_params.py`, `types/shared/reasoning.py`, `types/shared/reasoning_effort.py`,
 `types/responses/response_text_config.py`, `types/responses/function_tool.py`,
 `custom_tool.py`, `namespace_tool.py`, `tool_choice_*.py`); the metadata bounds are OpenAI's
@@ -31,9 +34,11 @@ from __future__ import annotations
 from typing import Any
 
 from router.errors import (
-    BadRequest,
+    EmptyString,
+    InvalidType,
     InvalidValue,
     MissingParameter,
+    PropertyNameTooLong,
     StringTooLong,
     TooManyProperties,
 )
@@ -62,7 +67,7 @@ CHECKED_TOOLS = ("function", "custom", "namespace")
 MEMBERS = ("function", "custom")  # what a namespace holds
 CALLERS = ("direct", "programmatic")  # `allowed_callers`
 SYNTAXES = ("lark", "regex")  # a custom tool's grammar
-# The tool types the SDK's `Tool` knows: the simulator, standing for OpenAI, refuses others
+# The tool types the SDK's `Tool` knows (`router.translate.responses_request` reads them)
 TOOL_TYPES = (
     *CHECKED_TOOLS,
     *("file_search", "web_search", "web_search_2025_08_26", "web_search_preview"),
@@ -92,7 +97,7 @@ def check_echoed(body: dict[str, Any]) -> None:
     for name in ("temperature", "top_p"):
         value = body.get(name)
         if isinstance(value, bool) or not isinstance(value, int | float | None):
-            raise BadRequest(f"'{name}' must be a number", param=name)
+            raise InvalidType(f"'{name}' must be a number", param=name)
     _check_metadata(body.get("metadata"))
     _check_reasoning(body.get("reasoning"))
     _check_text(body.get("text"))
@@ -100,42 +105,25 @@ def check_echoed(body: dict[str, Any]) -> None:
     _check_choice(body.get("tool_choice"))
 
 
-def check_known(body: dict[str, Any]) -> None:
-    """Raise `InvalidValue` for a tool or `tool_choice` of a type the SDK does not know,
-    as OpenAI refuses one: for a server standing for OpenAI (the simulator's cloud
-    profile). The router does not: a backend that speaks Responses may know it."""
-    tools = body.get("tools")
-    for index, tool in enumerate(tools if isinstance(tools, list) else ()):
-        kind = tool.get("type") if isinstance(tool, dict) else None
-        _one_of(kind, TOOL_TYPES, f"tools[{index}].type", required=True)
-        members = tool.get("tools") if kind == "namespace" else None
-        for inner, member in enumerate(members if isinstance(members, list) else ()):
-            held = member.get("type") if isinstance(member, dict) else None
-            _one_of(held, MEMBERS, f"tools[{index}].tools[{inner}].type", required=True)
-    choice = body.get("tool_choice")
-    if isinstance(choice, dict):
-        _one_of(choice.get("type"), CHOICE_TYPES, "tool_choice.type", required=True)
-
-
 _SAID = {str: "a string", bool: "a boolean", dict: "an object", list: "an array"}
 
 
 def _one_of(value: Any, allowed: tuple[str, ...], param: str, *, required: bool = False) -> None:
     """`value` is one of `allowed` (or null, unless `required`); a string outside them is
-    OpenAI's `invalid_value`, a value of another kind keeps a null code."""
+    OpenAI's `invalid_value`, a value of another kind its `invalid_type`."""
     if value is None and required:
         raise MissingParameter(f"'{param}' is required", param=param)
     if value is None or value in allowed:
         return
     named = ", ".join(repr(a) for a in allowed)
-    error = InvalidValue if isinstance(value, str) else BadRequest
+    error = InvalidValue if isinstance(value, str) else InvalidType
     raise error(f"'{param}' must be one of {named}{'' if required else ', or null'}", param=param)
 
 
 def _of_kind(value: Any, kind: type, param: str) -> None:
     """`value` is a `kind` (a bool is no int here: JSON tells them apart) or null."""
     if value is not None and not isinstance(value, kind):
-        raise BadRequest(f"'{param}' must be {_SAID[kind]}", param=param)
+        raise InvalidType(f"'{param}' must be {_SAID[kind]}", param=param)
 
 
 def _required(value: Any, kind: type, param: str) -> None:
@@ -147,26 +135,26 @@ def _required(value: Any, kind: type, param: str) -> None:
 
 def _check_metadata(metadata: Any) -> None:
     """OpenAI's metadata: at most 16 string keys of 64 characters, string values of 512. A
-    value's error names it as OpenAI's does (`metadata.<key>`); a key's, `metadata`."""
+    key's or a value's error names it as OpenAI's does (`metadata.<key>`)."""
     if metadata is None:
         return
     if not isinstance(metadata, dict):
-        raise BadRequest("'metadata' must be an object of strings", param="metadata")
+        raise InvalidType("'metadata' must be an object of strings", param="metadata")
     if len(metadata) > METADATA_KEYS:
         raise TooManyProperties(
             f"'metadata' holds {len(metadata)} keys; it may hold at most {METADATA_KEYS}",
             param="metadata",
         )
     for key, value in metadata.items():
+        param = f"metadata.{key}"
         if len(key) > METADATA_KEY_CHARS:
-            raise BadRequest(
+            raise PropertyNameTooLong(
                 f"a key of 'metadata' is {len(key)} characters long; at most"
                 f" {METADATA_KEY_CHARS} are allowed",
-                param="metadata",
+                param=param,
             )
-        param = f"metadata.{key}"
         if not isinstance(value, str):
-            raise BadRequest(f"'{param}' must be a string", param=param)
+            raise InvalidType(f"'{param}' must be a string", param=param)
         if len(value) > METADATA_VALUE_CHARS:
             raise StringTooLong(
                 f"'{param}' is {len(value)} characters long; at most {METADATA_VALUE_CHARS}"
@@ -179,7 +167,7 @@ def _check_reasoning(reasoning: Any) -> None:
     if reasoning is None:
         return
     if not isinstance(reasoning, dict):
-        raise BadRequest("'reasoning' must be an object", param="reasoning")
+        raise InvalidType("'reasoning' must be an object", param="reasoning")
     for name, allowed in REASONING.items():
         _one_of(reasoning.get(name), allowed, f"reasoning.{name}")
     _of_kind(reasoning.get("mode"), str, "reasoning.mode")
@@ -191,13 +179,13 @@ def _check_text(text: Any) -> None:
     if text is None:
         return
     if not isinstance(text, dict):
-        raise BadRequest("'text' must be an object", param="text")
+        raise InvalidType("'text' must be an object", param="text")
     _one_of(text.get("verbosity"), VERBOSITIES, "text.verbosity")
     fmt = text.get("format")
     if fmt is None:
         return
     if not isinstance(fmt, dict):
-        raise BadRequest("'text.format' must be an object", param="text.format")
+        raise InvalidType("'text.format' must be an object", param="text.format")
     kind = fmt.get("type")
     _one_of(kind, FORMATS, "text.format.type", required=True)
     if kind == "json_schema":
@@ -210,11 +198,11 @@ def _check_tools(tools: Any) -> None:
     if tools is None:
         return
     if not isinstance(tools, list):
-        raise BadRequest("'tools' must be an array of objects", param="tools")
+        raise InvalidType("'tools' must be an array of objects", param="tools")
     for index, tool in enumerate(tools):
         where = f"tools[{index}]"
         if not isinstance(tool, dict):
-            raise BadRequest(f"'{where}' must be an object", param=where)
+            raise InvalidType(f"'{where}' must be an object", param=where)
         _required(tool.get("type"), str, f"{where}.type")
         if tool["type"] == "namespace":
             _check_namespace(tool, where)
@@ -232,7 +220,7 @@ def _check_namespace(tool: dict[str, Any], where: str) -> None:
     for index, member in enumerate(members):
         inner = f"{where}.tools[{index}]"
         if not isinstance(member, dict):
-            raise BadRequest(f"'{inner}' must be an object", param=inner)
+            raise InvalidType(f"'{inner}' must be an object", param=inner)
         _required(member.get("type"), str, f"{inner}.type")
         if member["type"] in MEMBERS:
             _check_member(member, inner, namespaced=True)
@@ -258,7 +246,7 @@ def _named(tool: dict[str, Any], where: str) -> None:
     """A tool's `name`: a string, and not empty (chat offers no tool without a name)."""
     _required(tool.get("name"), str, f"{where}.name")
     if not tool["name"]:
-        raise BadRequest(f"'{where}.name' must not be empty", param=f"{where}.name")
+        raise EmptyString(f"'{where}.name' must not be empty", param=f"{where}.name")
 
 
 def _check_format(fmt: Any, where: str) -> None:
@@ -266,7 +254,7 @@ def _check_format(fmt: Any, where: str) -> None:
     if fmt is None:
         return
     if not isinstance(fmt, dict):
-        raise BadRequest(f"'{where}' must be an object", param=where)
+        raise InvalidType(f"'{where}' must be an object", param=where)
     _one_of(fmt.get("type"), ("text", "grammar"), f"{where}.type", required=True)
     if fmt["type"] == "grammar":
         _one_of(fmt.get("syntax"), SYNTAXES, f"{where}.syntax", required=True)
@@ -280,7 +268,7 @@ def _check_choice(choice: Any) -> None:
         _one_of(choice, CHOICES, "tool_choice")
         return
     if not isinstance(choice, dict):
-        raise BadRequest("'tool_choice' must be a string or an object", param="tool_choice")
+        raise InvalidType("'tool_choice' must be a string or an object", param="tool_choice")
     kind = choice.get("type")
     _required(kind, str, "tool_choice.type")
     if kind in ("function", "custom"):
@@ -295,4 +283,4 @@ def _check_choice(choice: Any) -> None:
         for index, tool in enumerate(listed):
             if not isinstance(tool, dict):
                 where = f"tool_choice.tools[{index}]"
-                raise BadRequest(f"'{where}' must be an object", param=where)
+                raise InvalidType(f"'{where}' must be an object", param=where)

@@ -9,9 +9,12 @@
     │   ├── HeadTimeout              408  request line and headers not complete in time
     │   ├── UnsupportedEncoding      415  a compressed body (Content-Encoding)
     │   ├── InvalidValue             400  invalid_value: a string outside a closed set
+    │   ├── InvalidType              400  invalid_type: a value of the wrong JSON kind
+    │   ├── EmptyString              400  empty_string: a name that may not be empty
     │   ├── MissingParameter         400  missing_required_parameter
     │   ├── TooManyProperties        400  object_above_max_properties
     │   ├── StringTooLong            400  string_above_max_length
+    │   ├── PropertyNameTooLong      400  property_name_above_max_length
     │   └── BadRequestTooLong        400  context_length_exceeded: fits no backend's window
     ├── Unauthorized                 401  invalid_api_key
     ├── Forbidden                    403
@@ -107,6 +110,21 @@ class InvalidValue(BadRequest):
     code = "invalid_value"
 
 
+class InvalidType(BadRequest):
+    """A value of the wrong JSON kind (`truncation: true`, a tool's `strict: "yes"`):
+    OpenAI's code for it, as its 400s quote it ("Invalid type for 'tools[0].parameters':
+    expected an object, but got a boolean instead.", `invalid_type`)."""
+
+    code = "invalid_type"
+
+
+class EmptyString(BadRequest):
+    """A name OpenAI takes only non-empty (a tool's): its code, as its 400s quote it
+    ("Invalid 'tools[0].name': empty string. ...", diegosouzapw/OmniRoute#707)."""
+
+    code = "empty_string"
+
+
 class MissingParameter(BadRequest):
     """A field OpenAI requires left out: its code, as its 400s quote it
     (`Missing required parameter: 'tools[4].name'.`, icebear0828/codex-proxy#399)."""
@@ -126,6 +144,14 @@ class StringTooLong(BadRequest):
     quote it (spiceai/docs#928: `metadata.actual`)."""
 
     code = "string_above_max_length"
+
+
+class PropertyNameTooLong(BadRequest):
+    """A key of an object over OpenAI's length for it (a `metadata` key, 64), named as
+    OpenAI names it, `<object>.<key>`: its code, as its 400s quote it (openai/codex#20688:
+    `input[184].arguments.<key>`, "Invalid property name in ... is too long")."""
+
+    code = "property_name_above_max_length"
 
 
 class UnsupportedEncoding(BadRequest):

@@ -14,12 +14,11 @@ from typing import Any
 
 import orjson
 
-from router.echoed_fields import check_echoed, check_known
-from router.errors import BadRequest
 from router.simulator import tokens
 from router.simulator.answer import Prompt
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.openai_refusals import refuse
 from router.simulator.structured import text_constraint
 from router.simulator.wire import (
     Frame,
@@ -59,21 +58,6 @@ def _grammar_tool(tool: Any) -> bool:
     return isinstance(fmt, dict) and fmt.get("type") == "grammar"
 
 
-def _openai_refusals(body: dict[str, Any]) -> None:
-    """OpenAI's 400s for what a Response could not echo (`truncation: "sometimes"`, a
-    function tool without a name, ...) and for a tool or `tool_choice` of a type it does
-    not know, in its error body: the cloud profile echoed them as sent, where OpenAI
-    refuses. The checks are the router's own (`router.echoed_fields`, OpenAI's as the
-    `openai` SDK's types say them), shared rather than copied, so the two cannot drift
-    apart; the messages are the router's words, the `param` and `code` OpenAI's."""
-    try:
-        check_echoed(body)
-        check_known(body)
-    except BadRequest as refused:
-        error = ApiError(400, "bad_request", refused.message, refused.param, raw=refused.json())
-        raise error from None
-
-
 class ResponsesApi:
     name = "responses"
     id_prefix = "resp_"
@@ -98,8 +82,8 @@ class ResponsesApi:
             for index, t in enumerate(body.get("tools") or [])
             if isinstance(t, dict) and t.get("type") == "function"
         )
-        if profile == "cloud":  # after its refusal of a schema, in its words
-            _openai_refusals(body)
+        if profile == "cloud":  # OpenAI's refusals, after its refusal of a schema
+            refuse(body)
         instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""
         messages = [{"content": items}] if isinstance(items, str) else items
         choice = body.get("tool_choice")

@@ -57,14 +57,14 @@ def proxy(
         yield running
 
 
-MISSING, INVALID = "missing_required_parameter", "invalid_value"
+MISSING, INVALID, KIND = "missing_required_parameter", "invalid_value", "invalid_type"
 REFUSED: list[tuple[dict[str, Any], str, str | None]] = [
     ({"tools": [{"type": "function", "parameters": {}}]}, "tools[0].name", MISSING),
     ({"tools": [FUNCTION, FUNCTION, {"name": "g"}]}, "tools[2].type", MISSING),
-    ({"tools": [{**FUNCTION, "name": ""}]}, "tools[0].name", None),
-    ({"tools": [{**FUNCTION, "parameters": "{}"}]}, "tools[0].parameters", None),
-    ({"tools": [{**FUNCTION, "strict": "yes"}]}, "tools[0].strict", None),
-    ({"tools": [{**FUNCTION, "description": 7}]}, "tools[0].description", None),
+    ({"tools": [{**FUNCTION, "name": ""}]}, "tools[0].name", "empty_string"),
+    ({"tools": [{**FUNCTION, "parameters": "{}"}]}, "tools[0].parameters", KIND),
+    ({"tools": [{**FUNCTION, "strict": "yes"}]}, "tools[0].strict", KIND),
+    ({"tools": [{**FUNCTION, "description": 7}]}, "tools[0].description", KIND),
     ({"tools": [{**FUNCTION, "allowed_callers": ["all"]}]}, "tools[0].allowed_callers[0]", INVALID),
     (
         {"tools": [{"type": "custom", "name": "p", "format": {**GRAMMAR, "syntax": "peg"}}]},
@@ -80,7 +80,7 @@ REFUSED: list[tuple[dict[str, Any], str, str | None]] = [
         "tools[0].format.definition",
         MISSING,
     ),
-    ({"tools": [{"type": "custom", "name": "p", "format": "lark"}]}, "tools[0].format", None),
+    ({"tools": [{"type": "custom", "name": "p", "format": "lark"}]}, "tools[0].format", KIND),
     ({"tools": [{**SUB_AGENTS, "description": None}]}, "tools[0].description", MISSING),
     (
         {"tools": [{**SUB_AGENTS, "tools": [FUNCTION, {"type": "function"}]}]},
@@ -88,10 +88,10 @@ REFUSED: list[tuple[dict[str, Any], str, str | None]] = [
         MISSING,
     ),
     ({"tool_choice": "sometimes"}, "tool_choice", INVALID),
-    ({"tool_choice": 3}, "tool_choice", None),
+    ({"tool_choice": 3}, "tool_choice", KIND),
     ({"tool_choice": {"name": "f"}}, "tool_choice.type", MISSING),
     ({"tool_choice": {"type": "function", "function": {"name": "f"}}}, "tool_choice.name", MISSING),
-    ({"tool_choice": {"type": "mcp", "server_label": 5}}, "tool_choice.server_label", None),
+    ({"tool_choice": {"type": "mcp", "server_label": 5}}, "tool_choice.server_label", KIND),
     (
         {"tool_choice": {"type": "allowed_tools", "mode": "some", "tools": []}},
         "tool_choice.mode",
@@ -99,7 +99,7 @@ REFUSED: list[tuple[dict[str, Any], str, str | None]] = [
     ),
     # the codes of the refusals before these
     ({"truncation": "sometimes"}, "truncation", INVALID),
-    ({"truncation": True}, "truncation", None),
+    ({"truncation": True}, "truncation", KIND),
     ({"metadata": {f"k{i}": "v" for i in range(17)}}, "metadata", "object_above_max_properties"),
     ({"metadata": {"note": "v" * 513}}, "metadata.note", "string_above_max_length"),
     ({"text": {"format": {"name": "person"}}}, "text.format.type", MISSING),
@@ -200,7 +200,9 @@ SIM_REFUSED: list[tuple[dict[str, Any], str, str | None]] = [
     ({"tools": [FUNCTION, {"type": "future_tool"}]}, "tools[1].type", INVALID),
     ({"tool_choice": {"type": "future_choice"}}, "tool_choice.type", INVALID),
     ({"tools": [FUNCTION, MIXED]}, "tools[1].tools[5].type", INVALID),
-    ({"metadata": {"count": 3}}, "metadata.count", None),
+    ({"metadata": {"count": 3}}, "metadata.count", KIND),
+    # the Agents SDK's tool_choice="mcp", which the router takes (above): OpenAI does not
+    ({"tool_choice": {"type": "mcp"}}, "tool_choice.server_label", MISSING),
 ]
 
 

@@ -47,7 +47,7 @@ REFUSED: list[tuple[str, Any, str]] = [
     ("metadata", "team=a", "metadata"),
     ("metadata", {"count": 3}, "metadata.count"),
     ("metadata", {f"k{i}": "v" for i in range(17)}, "metadata"),
-    ("metadata", {"k" * 65: "v"}, "metadata"),
+    ("metadata", {"k" * 65: "v"}, "metadata." + "k" * 65),
     ("metadata", {"note": "v" * 513}, "metadata.note"),
     ("reasoning", "high", "reasoning"),
     ("reasoning", {"effort": 5}, "reasoning.effort"),

@@ -1,0 +1,136 @@
+"""The router refuses what a Response could not echo as OpenAI does: for each field the
+router checks before any backend is tried (`router.echoed_fields`), its answer and the
+answer of the simulator standing for OpenAI agree on status, `param` and `code`, for the
+values refused and for every value the `openai` SDK's types list, which both take.
+
+The simulator refuses from a table of its own (`router.simulator.openai_refusals`). It
+called the router's check instead, so this comparison compared a check with itself: a
+router check that dropped a value OpenAI takes, or named a refusal other than OpenAI does,
+changed the simulator with it and passed. The official SDK against a real router whose
+`cloud` speaks chat only (the router writes the Response), and the cloud simulator
+itself.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from typing import Any, get_args
+
+import openai
+import pytest
+from openai.types.responses import (
+    FunctionTool,
+    Response,
+    ResponseFormatTextConfig,
+    ResponseTextConfig,
+    ToolChoiceAllowed,
+    ToolChoiceOptions,
+)
+from openai.types.shared import Reasoning
+from openai.types.shared.custom_tool_input_format import Grammar
+from pydantic import BaseModel
+
+from router.config import parse
+from tests.agent_apis.stored_stack import client, config, seeded
+from tests.agent_apis.test_agent_echoed_tools import FUNCTION, REFUSED
+from tests.agent_apis.test_agent_response_echoes import REFUSED as VALUES_REFUSED
+from tests.agent_apis.test_agent_response_echoes import SCHEMA, literals
+from tests.harness import REPO, Running, RunningRouter, router
+
+ASK = "Write a Python function that reverses a list."
+# The fields `router.echoed_fields` checks, which the simulator checks too (`store` and
+# `max_output_tokens` the router checks elsewhere, and the simulator does not)
+ECHOED = {"truncation", "metadata", "reasoning", "parallel_tool_calls", "user", "text"}
+ECHOED |= {"previous_response_id", "temperature", "top_p", "tools", "tool_choice"}
+
+
+def _taken() -> list[dict[str, Any]]:
+    """A body for each value of each closed set the SDK's types list, which OpenAI takes."""
+    bodies: list[dict[str, Any]] = [{"truncation": v} for v in _sorted(Response, "truncation")]
+    for name in ("effort", "summary", "generate_summary", "context"):
+        bodies += [{"reasoning": {name: value}} for value in _sorted(Reasoning, name)]
+    bodies += [{"text": {"verbosity": v}} for v in _sorted(ResponseTextConfig, "verbosity")]
+    for kind in get_args(get_args(ResponseFormatTextConfig)[0]):
+        fmt = {"type": literals(kind, "type").pop()}
+        named = {"name": "person", "schema": SCHEMA} if fmt["type"] == "json_schema" else {}
+        bodies.append({"text": {"format": fmt | named}})
+    tools = {"tools": [FUNCTION]}
+    bodies += [tools | {"tool_choice": v} for v in get_args(ToolChoiceOptions)]
+    for mode in _sorted(ToolChoiceAllowed, "mode"):
+        allowed = [{"type": "function", "name": "f"}]
+        bodies.append(
+            tools | {"tool_choice": {"type": "allowed_tools", "mode": mode, "tools": allowed}}
+        )
+    for caller in _sorted(FunctionTool, "allowed_callers"):
+        bodies.append({"tools": [{**FUNCTION, "allowed_callers": [caller]}]})
+    for syntax in _sorted(Grammar, "syntax"):
+        grammar = {"type": "grammar", "syntax": syntax, "definition": "start: /.+/"}
+        bodies.append({"tools": [{"type": "custom", "name": "p", "format": grammar}]})
+    return bodies
+
+
+def _sorted(model: type[BaseModel], field: str) -> list[str]:
+    return sorted(literals(model, field))
+
+
+TAKEN = _taken()
+CASES: list[dict[str, Any]] = [
+    # a schema that is no object: the simulator's refusal of it comes first, in vLLM's words
+    *(asked for asked, param, _ in REFUSED if param != "tools[0].parameters"),
+    *({field: value} for field, value, _ in VALUES_REFUSED if field in ECHOED),
+    *TAKEN,
+]
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with seeded(91) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    tmp = tmp_path_factory.mktemp("refusal_parity")
+    with router(parse(config(servers, tmp, ["chat", "responses"]))) as running:
+        yield running
+
+
+def _answer(sdk: openai.OpenAI, model: str, asked: dict[str, Any]) -> tuple[int, Any, Any]:
+    """Status, `param` and `code` of the answer to `asked`: a 200's are none."""
+    try:
+        sdk.responses.create(model=model, input=ASK, extra_body=asked)
+    except openai.BadRequestError as refused:
+        assert refused.type == "invalid_request_error"
+        return refused.status_code, refused.param, refused.code
+    return 200, None, None
+
+
+@pytest.mark.parametrize("asked", CASES, ids=lambda asked: str(asked)[:60])
+def test_the_router_answers_as_the_simulator_standing_for_openai(
+    proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any]
+) -> None:
+    """Over chat the router answers a Response itself, or refuses before any backend is
+    tried: as OpenAI (the simulator's table) refuses or takes the same request."""
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    expected = _answer(openai_sdk, "cloud-model", asked)
+    assert _answer(client(proxy), "cloud", asked) == expected
+    assert (expected[0] == 200) is (asked in TAKEN)
+
+
+def test_the_simulator_imports_none_of_the_routers_checks() -> None:
+    """The simulator stands for the servers the router is tested against: a check of the
+    router's it imported would be tested against itself."""
+    for path in sorted((REPO / "router" / "simulator").glob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                names = [node.module, *(f"{node.module}.{a.name}" for a in node.names)]
+            elif isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            else:
+                continue
+            for name in names:
+                assert not name.startswith(("router.echoed_fields", "router.errors")), path
+                assert not name.startswith("router.translate"), path

@@ -1,0 +1,131 @@
+"""The cloud profile's refusals on `/v1/responses` are OpenAI's (`router.simulator.
+openai_refusals`): its closed sets are the `openai` SDK's, and its bodies are those OpenAI's
+clients quote, word for word. Its own table, not the router's: the router's is compared
+with it (`tests/agent_apis/test_agent_refusal_parity.py`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, get_args
+
+import openai
+import pytest
+from openai.types.responses import (
+    CustomTool,
+    FunctionTool,
+    NamespaceTool,
+    Response,
+    ResponseFormatTextConfig,
+    ResponseTextConfig,
+    Tool,
+    ToolChoiceAllowed,
+    ToolChoiceOptions,
+    ToolChoiceTypes,
+)
+from openai.types.responses import response as response_types
+from openai.types.responses.namespace_tool import ToolFunction
+from openai.types.shared import Reasoning
+from openai.types.shared.custom_tool_input_format import Grammar
+from pydantic import BaseModel
+
+from router.simulator import SimThread
+from router.simulator import openai_refusals as table
+
+FUNCTION = {"type": "function", "name": "f", "parameters": {}}
+# Bodies OpenAI's 400s carried, as their clients quote them
+QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
+    (  # BerriAI/litellm#4257
+        {"metadata": {f"k{i}": "v" for i in range(17)}},
+        "metadata",
+        "object_above_max_properties",
+        "Invalid 'metadata': too many properties. Expected an object with at most 16"
+        " properties, but got an object with 17 properties instead.",
+    ),
+    (  # diegosouzapw/OmniRoute#707
+        {"tools": [{**FUNCTION, "name": ""}]},
+        "tools[0].name",
+        "empty_string",
+        "Invalid 'tools[0].name': empty string. Expected a string with minimum length 1, but"
+        " got an empty string instead.",
+    ),
+    (  # spiceai/docs#928
+        {"metadata": {"actual": "x" * 695}},
+        "metadata.actual",
+        "string_above_max_length",
+        "Invalid 'metadata.actual': string too long. Expected a string with maximum length"
+        " 512, but got a string with length 695 instead.",
+    ),
+    (  # openai/codex#7117's words, of `truncation`
+        {"truncation": "sometimes"},
+        "truncation",
+        "invalid_value",
+        "Invalid value: 'sometimes'. Supported values are: 'auto' and 'disabled'.",
+    ),
+    (  # icebear0828/codex-proxy#399's words, of a tool's type
+        {"tools": [FUNCTION, {"name": "g"}]},
+        "tools[1].type",
+        "missing_required_parameter",
+        "Missing required parameter: 'tools[1].type'.",
+    ),
+]
+
+
+@pytest.mark.parametrize(("asked", "param", "code", "message"), QUOTED)
+def test_the_cloud_profile_refuses_in_openais_words(
+    start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str, code: str, message: str
+) -> None:
+    sim = start_sim(profile="cloud")
+    sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.responses.create(model="tiny", input="Hi", extra_body=asked)
+    assert refused.value.response.json() == {
+        "error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+    }
+
+
+def test_the_closed_sets_are_the_sdks() -> None:
+    """A value the SDK's types add is one the table must learn; one they drop, it refuses."""
+    assert set(table.TRUNCATIONS) == _strings(Response, "truncation")
+    assert set(table.VERBOSITIES) == _strings(ResponseTextConfig, "verbosity")
+    for name, node in table.REASONING.fields.items():
+        if isinstance(node, table.OneOf):
+            assert set(node.values) == _strings(Reasoning, name), name
+    formats = get_args(get_args(ResponseFormatTextConfig)[0])
+    assert set(table.TEXT_FORMATS.types) == {_strings(kind, "type").pop() for kind in formats}
+    tools = _types(get_args(get_args(Tool)[0]))
+    assert {"function", "custom", "namespace", *table.HOSTED_TOOLS} == tools
+    assert set(table.CHOICES) == set(get_args(ToolChoiceOptions))
+    choices = table.TOOL_CHOICE.objects
+    assert {*choices.types, *choices.opaque} == _types(get_args(response_types.ToolChoice))
+    assert set(table.HOSTED_CHOICES) > _strings(ToolChoiceTypes, "type")
+    assert set(table.MODES) == _strings(ToolChoiceAllowed, "mode")
+    assert set(table.CALLERS) == _strings(FunctionTool, "allowed_callers")
+    assert set(table.SYNTAXES) == _strings(Grammar, "syntax")
+    assert _fields(FunctionTool) == {"type", *table.FUNCTION.fields}
+    assert _fields(ToolFunction) == {"type", *table.MEMBER_FUNCTION.fields}
+    assert _fields(CustomTool) == {"type", *table.CUSTOM.fields}
+    assert _fields(NamespaceTool) == {"type", *table.NAMESPACE.fields}
+
+
+def _types(models: Any) -> set[str]:
+    found: set[str] = set()
+    for model in models:
+        if isinstance(model, type) and issubclass(model, BaseModel):
+            found |= _strings(model, "type")
+    return found
+
+
+def _fields(model: type[BaseModel]) -> set[str]:
+    """A model's fields by the names JSON gives them (`async_` is `async`)."""
+    return {field.alias or name for name, field in model.model_fields.items()}
+
+
+def _strings(model: Any, field: str) -> set[str]:
+    return _literals(model.model_fields[field].annotation)
+
+
+def _literals(annotation: Any) -> set[str]:
+    found: set[str] = set()
+    for inner in get_args(annotation):
+        found |= {inner} if isinstance(inner, str) else _literals(inner)
+    return found
