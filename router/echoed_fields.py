@@ -149,7 +149,7 @@ def _check_metadata(metadata: Any) -> None:
         param = f"metadata.{key}"
         if len(key) > METADATA_KEY_CHARS:
             raise PropertyNameTooLong(
-                f"a key of 'metadata' is {len(key)} characters long; at most"
+                f"the key of '{param}' is {len(key)} characters long; at most"
                 f" {METADATA_KEY_CHARS} are allowed",
                 param=param,
             )
