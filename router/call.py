@@ -45,8 +45,10 @@ class Call:
 
     def asked(self) -> dict[str, Any]:
         """`body` as the client asked it, which a reply the router makes echoes: with the
-        `previous_response_id` that `StoredResponses.whole` took out of what is sent."""
-        previous = self.own.previous if self.own is not None else None
+        `previous_response_id` that `StoredResponses.whole` took out of what is sent (not
+        the response a turn sent whole begins with, which the client did not name)."""
+        own = self.own
+        previous = own.previous if own is not None and not own.found else None
         return {**self.body, "previous_response_id": previous} if previous else self.body
 
     def named_as_sent(self, error: UpstreamError) -> UpstreamError:

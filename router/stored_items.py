@@ -47,6 +47,21 @@ the id (`history`): a chat backend gets it translated, a backend speaking Respon
 sent, holding no such id. A link the table no longer holds (or a chain longer than
 `MAX_TURNS`) is a 400 naming it: the conversation cannot be told whole, and continued
 without it the model would answer a conversation cut short without saying so.
+
+A turn sent whole, without the id, is kept so too when its input begins with a conversation
+the router holds: the one up to a response it made for the caller, that response's output
+last (`related`). The OpenAI Agents SDK chains a run's turns by id (`previous_response_id`)
+but sends each step of its tool loop whole (the ask, the router's `function_call`, its
+output); kept as nothing, the run's answer could not be continued by id, a 400 (found
+running the Agents SDK). OpenAI keeps every stored response's input whole; the router keeps
+such a turn as the items after that response's output, and continues from that response:
+the conversation held once, whatever the turns, as for a turn continuing by id. Each item of
+the input is read for what it says (`said`): an SDK writes the router's items back in its
+own way (`logprobs: null` for `[]`, a `phase: null` added). A turn whose input begins with
+no such conversation (another server's answers, an edited history, one the router no
+longer holds) keeps only that it was sent whole (`SENT_WHOLE`): kept whole, a client that
+edits its history every turn held it again each turn, its square; continuing it by id is
+a 400 saying what the router keeps.
 """
 
 from __future__ import annotations
@@ -79,10 +94,12 @@ class Own:
     previous: str | None
     items: list[Any]
     whole: bool = False  # a conversation sent whole: nothing of it kept, only that it was
+    found: bool = False  # `previous` begins the input sent whole (`related`), not named by id
 
 
-# A turn that sent its conversation whole (`starts` is false): kept as no more than that,
-# so a turn continuing it by id is told why the router cannot, not that it forgot.
+# A turn that sent its conversation whole (`starts` is false), beginning with none the
+# router holds (`related`): kept as no more than that, so a turn continuing it by id is told
+# why the router cannot, not that it forgot.
 SENT_WHOLE = Own(None, [], whole=True)
 
 
@@ -97,10 +114,12 @@ class ChainBroken(BadRequest):
         if whole:
             was = "is" if missing == named else f"continues {missing!r}, which is"
             super().__init__(
-                f"previous_response_id {named!r} {was} the answer to a conversation sent whole, "
-                "of which the router keeps nothing (it keeps a conversation's turns from its "
-                "first, sent alone, on): send the conversation's whole input instead, as with "
-                "store: false",
+                f"previous_response_id {named!r} {was} the answer to an input whose earlier "
+                "turns are no conversation the router made and still holds (it keeps a turn as "
+                "the items after the response it continues, never an input whole): send the "
+                "conversation's whole input instead, as with store: false, or chain every turn "
+                "by previous_response_id from the first (the OpenAI Agents SDK's "
+                "auto_previous_response_id=True)",
                 param="previous_response_id",
             )
             return
@@ -154,6 +173,55 @@ def _turn_slot(caller: str, response_id: str) -> str:
     return f"turn\0{caller}\0{response_id}"
 
 
+def _end_slot(caller: str, item_id: str) -> str:
+    """The key of the response whose output one caller's item ends (`related`)."""
+    return f"end\0{caller}\0{item_id}"
+
+
+# The content parts read as their text alone: their other fields (`annotations`, `logprobs`)
+# say how an answer was written, and an SDK writes them back its own way.
+TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
+
+
+def said(item: Any) -> Any:
+    """What an input item says, however it is written: no `id`, `status` or null field, a
+    message's `type` when left out, its text parts as their text (a string content too)."""
+    if not isinstance(item, dict):
+        return item
+    out = {k: v for k, v in item.items() if v is not None and k not in ("id", "status")}
+    if out.setdefault("type", "message") == "message":
+        content = out.get("content")
+        parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
+        if isinstance(parts, list):
+            out["content"] = [
+                part["text"]
+                if isinstance(part, dict) and part.get("type") in TEXT_PARTS
+                else said_part(part)
+                for part in parts
+            ]
+    return out
+
+
+def said_part(part: Any) -> Any:
+    """A content part other than text, without its null fields."""
+    return {k: v for k, v in part.items() if v is not None} if isinstance(part, dict) else part
+
+
+def after(told: list[Any], items: list[Any]) -> list[Any] | None:
+    """The items of `items` after those that say `told`, in order (the router's own
+    reasoning passed over: no backend gets it); None when `items` does not begin so."""
+    at = 0
+    for index, item in enumerate(items):
+        if at == len(told):
+            return items[index:]
+        if own_reasoning(item):
+            continue
+        if said(item) != said(told[at]):
+            return None
+        at += 1
+    return [] if at == len(told) else None
+
+
 def own_items(items: Any) -> list[Any]:
     """A Responses `input` as items: a string is one user message."""
     if isinstance(items, str):
@@ -197,6 +265,28 @@ class StoredItems:
             turn: dict[str, Any] = {"previous": own.previous, "input": own.items, "output": kept}
             turn = {"whole": True} if own.whole else turn
             self.table.remember(_turn_slot(caller, response_id), orjson.dumps(turn))
+            if kept and not own.whole:
+                ends = response_id.encode(errors="surrogatepass")
+                self.table.remember(_end_slot(caller, kept[-1]), ends)
+
+    def related(self, caller: str, items: list[Any], limit: int) -> Own:
+        """The turn an input sent whole is: the response of `caller`'s it begins with, the
+        conversation up to it and its output (the last item of the input the router made
+        that ends a response's output names it), then the turn's own items; `SENT_WHOLE`
+        when it begins with none the router holds whole (see the module's docstring)."""
+        for item in reversed(items):
+            named = item.get("id") if isinstance(item, dict) else None
+            ends = self.table.get(_end_slot(caller, named)) if isinstance(named, str) else None
+            if ends is None:
+                continue
+            response_id = ends.decode(errors="surrogatepass")
+            try:
+                told = self.history(caller, response_id, limit)
+            except (ChainBroken, BodyTooLarge):
+                return SENT_WHOLE
+            rest = None if told is None else after(told, items)
+            return SENT_WHOLE if rest is None else Own(response_id, rest, found=True)
+        return SENT_WHOLE
 
     def history(self, caller: str, response_id: str, limit: int) -> list[Any] | None:
         """The conversation up to and with `caller`'s response `response_id`, oldest first:

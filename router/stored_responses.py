@@ -70,7 +70,7 @@ from classifier.intent import Intent
 from router.errors import BadRequest
 from router.record import Api
 from router.sticky import StickyTable, Table
-from router.stored_items import SENT_WHOLE, ChainBroken, Own, StoredItems, own_items, starts
+from router.stored_items import ChainBroken, Own, StoredItems, own_items, starts
 
 # How long an id is kept: OpenAI stores a response for 30 days; vLLM until it restarts.
 # `sticky_max_entries` bounds the table, least recently made first out.
@@ -186,8 +186,9 @@ class StoredResponses:
         (`previous_response_id`) as the conversation up to it, before the turn's own input,
         without the id (`StoredItems.history`), at most `limit` bytes of each; and the turn's
         own input, to keep with its answer (None: it continues a backend's response, which
-        that backend keeps; `SENT_WHOLE`: it sends a conversation whole, `starts`). `continued`: the
-        turn `lookup` found. Raises `ChainBroken` for a response made over chat whose
+        that backend keeps; sent whole, without the id, the items after the response the
+        router made that it begins with, `StoredItems.related`). `continued`: the turn
+        `lookup` found. Raises `ChainBroken` for a response made over chat whose
         conversation the router no longer holds whole."""
         if api != "responses":
             return body, None
@@ -195,7 +196,7 @@ class StoredResponses:
         own = own_items(body.get("input"))
         previous = body.get("previous_response_id")
         if not isinstance(previous, str) or not previous:
-            return body, Own(None, own) if starts(own) else SENT_WHOLE
+            return body, Own(None, own) if starts(own) else self.items.related(caller, own, limit)
         history = self.items.history(caller, previous, limit)
         if history is None:
             if continued is not None and continued.backend == MADE_OVER_CHAT:

@@ -178,10 +178,38 @@ def test_an_answer_reusing_the_id_it_continues_keeps_no_loop() -> None:
     assert items.history("alice", "resp_9", LIMIT) is None  # not held: a backend's
 
 
-def test_a_turn_sending_its_conversation_whole_keeps_no_input() -> None:
+def test_a_turn_sending_its_conversation_whole_keeps_only_its_new_items() -> None:
     """A client storing its responses but sending its whole conversation each turn (the
-    Vercel AI SDK) never continues by id: its turns' inputs are not kept, or what the router
-    held grew as the square of the turns (found in review)."""
+    Vercel AI SDK, the OpenAI Agents SDK's tool loop): each turn begins with the one before,
+    so it keeps only its new items, and its answer can be continued by id. Kept whole, what
+    the router held grew as the square of the turns (found in review)."""
+    stored = StoredResponses(100)
+    conversation: list[Any] = []
+    for turn in range(1, 21):
+        ask = user(f"ask {turn} " + "x" * 500)
+        conversation.append(ask)
+        whole, own = stored.whole("responses", {"input": conversation}, "alice", None, LIMIT)
+        assert whole == {"input": conversation}  # sent as it came
+        previous = f"resp_{turn - 1}" if turn > 1 else None
+        assert own is not None and (own.previous, own.items, own.whole) == (previous, [ask], False)
+        answer = message(f"msg_{turn}", "y" * 500)
+        stored.made("responses", whole, "alice", f"resp_{turn}", None, output=[answer], own=own)
+        conversation.append(answer)
+    each = len(orjson.dumps(conversation[0])) + len(orjson.dumps(conversation[1])) + 100
+    assert stored.items.table.bytes < 20 * each  # each ask and answer once: linear
+    more = {"input": "more", "previous_response_id": "resp_20"}
+    told, own = stored.whole(
+        "responses", more, "alice", stored.continued("responses", more, "alice"), LIMIT
+    )
+    assert told["input"] == [*conversation, {"type": "message", "role": "user", "content": "more"}]
+    assert own is not None and not own.found  # named by the client: echoed
+
+
+def test_a_turn_sending_whole_a_conversation_the_router_does_not_hold_keeps_no_input() -> None:
+    """A client that rewrites the answers it was given (or sends another server's) begins
+    each turn with no conversation the router holds: its inputs are not kept, or what the
+    router held grew as the square of the turns, and continuing one by id is a 400 saying
+    what the router keeps and what to do."""
     stored = StoredResponses(100)
     conversation: list[Any] = []
     for turn in range(1, 21):
@@ -190,13 +218,42 @@ def test_a_turn_sending_its_conversation_whole_keeps_no_input() -> None:
         assert own is not None and own.whole == (turn > 1)  # the first is a start: kept
         answer = message(f"msg_{turn}", "y" * 500)
         stored.made("responses", whole, "alice", f"resp_{turn}", None, output=[answer], own=own)
-        conversation.append(answer)
+        conversation.append(message(f"msg_{turn}", "z" * 500))  # not what the router said
     assert stored.items.table.bytes < 20 * 1200  # each answer once, one first ask: linear
     more = {"input": "more", "previous_response_id": "resp_20"}
-    with pytest.raises(ChainBroken, match="'resp_20' is the answer to a conversation sent whole"):
+    with pytest.raises(ChainBroken, match="'resp_20' is the answer to an input whose") as no:
         stored.whole(
             "responses", more, "alice", stored.continued("responses", more, "alice"), LIMIT
         )
+    assert "auto_previous_response_id=True" in no.value.message
+    assert "whole input" in no.value.message
+
+
+def test_an_input_sent_whole_is_read_for_what_its_items_say() -> None:
+    """An SDK writes the router's items back its own way (nulls added, `logprobs: null` for
+    `[]`, a string for one text part, no `type`), and the router's reasoning, which no
+    backend gets, among them; the turn keeps what comes after the answer, once."""
+    stored = StoredResponses(100)
+    ask = {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "hi"}]}
+    _, own = stored.whole("responses", {"input": [ask]}, "alice", None, LIMIT)
+    call = {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{}"}
+    answer = [message("msg_1"), {**call, "status": "completed"}]
+    stored.made("responses", {}, "alice", "resp_1", None, output=answer, own=own)
+    written = {**message("msg_1"), "phase": None, "status": "completed"}
+    written["content"] = [{"type": "output_text", "text": "hi", "logprobs": None}]
+    result = {"type": "function_call_output", "call_id": "c", "output": "1"}
+    reasoning = {"type": "reasoning", "id": "rs_smf_1", "summary": []}
+    sent = [{"role": "user", "content": "hi"}, reasoning, written, {**call, "namespace": None}]
+    _, own = stored.whole("responses", {"input": [*sent, result]}, "alice", None, LIMIT)
+    assert own == Own("resp_1", [result], found=True)
+    for edited in ({**call, "arguments": '{"a": 1}'}, {**call, "id": "fc_2"}):
+        _, own = stored.whole("responses", {"input": [*sent[:3], edited]}, "alice", None, LIMIT)
+        assert own is not None and own.whole  # another call, or none the router made
+    _, own = stored.whole("responses", {"input": [*sent, result]}, "bob", None, LIMIT)
+    assert own is not None and own.whole  # alice's answer, not bob's
+    del stored.items.table._entries["turn\0alice\0resp_1"]  # pushed out
+    _, own = stored.whole("responses", {"input": [*sent, result]}, "alice", None, LIMIT)
+    assert own is not None and own.whole
 
 
 def test_a_conversation_larger_than_the_body_limit_is_a_413() -> None:
