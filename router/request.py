@@ -13,7 +13,7 @@ from typing import Any
 import orjson
 
 from router.echoed_fields import check_echoed
-from router.errors import BadRequest
+from router.errors import BadRequest, InvalidType
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
 from router.translate.native_responses import only_own_reasoning
@@ -91,16 +91,16 @@ def _check_depth(body: dict[str, Any]) -> None:
 def validate(api: Api, body: dict[str, Any]) -> None:
     """Check the fields the router reads; raise `BadRequest` naming the field."""
     _validate_model(body)
-    _validate_tools(body)
+    _validate_tools(api, body)
     _validate_stream(api, body)
     _validate_limits(api, body)
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
-        raise BadRequest("'store' must be a boolean", param="store")
+        raise _wrong_type(store, "store", "a boolean")
     options = body.get("stream_options")
     if options is not None and not isinstance(options, dict):
-        raise BadRequest("'stream_options' must be an object", param="stream_options")
+        raise _wrong_type(options, "stream_options", "an object")
     if api == "chat":
         _validate_messages(body.get("messages"))
     elif api == "completions" and not isinstance(body.get("prompt"), str | list):
@@ -118,7 +118,7 @@ def _validate_stream(api: Api, body: dict[str, Any]) -> None:
         return
     if body["stream"] is None and api != "messages":
         return
-    raise BadRequest("'stream' must be a boolean", param="stream")
+    raise _wrong_type(body["stream"], "stream", "a boolean")
 
 
 def _validate_limits(api: Api, body: dict[str, Any]) -> None:
@@ -130,17 +130,41 @@ def _validate_limits(api: Api, body: dict[str, Any]) -> None:
     if api == "responses":
         return
     for field in OUTPUT_LIMITS[api]:
-        value = body.get(field)
-        if value is not None and (
-            not isinstance(value, int) or isinstance(value, bool) or value < 1
-        ):
-            raise BadRequest(f"'{field}' must be a positive integer", param=field)
+        _validate_limit(body.get(field), field)
+
+
+def _validate_limit(value: Any, field: str) -> None:
+    """An output limit: an integer (a bool is none: JSON tells them apart), then positive."""
+    if value is None:
+        return
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise _wrong_type(value, field, "an integer")
+    if value < 1:
+        raise BadRequest(f"'{field}' must be a positive integer", param=field)
+
+
+# A JSON value's kind as OpenAI's 400s name it ("but got a string instead"); a bool first:
+# it is an int to Python
+_KINDS: tuple[tuple[type, str], ...] = (
+    *((bool, "a boolean"), (int, "an integer"), (float, "a decimal number")),
+    *((str, "a string"), (list, "an array"), (dict, "an object")),
+)
+
+
+def _wrong_type(value: Any, param: str, expected: str) -> InvalidType:
+    """OpenAI's refusal of a value of the wrong JSON kind, in its words ("Invalid type for
+    'max_tokens': expected an integer, but got a string instead.", diffbot/code-gpt-docs#273;
+    `tools[0]`, `store`, `instructions`, `max_output_tokens` alike), with its code
+    `invalid_type`: the router's own words came with a null code."""
+    got = next((said for kind, said in _KINDS if isinstance(value, kind)), "null")
+    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    return InvalidType(message, param=param)
 
 
 def validate_token_count(body: dict[str, Any]) -> None:
     """`/v1/messages/count_tokens` takes a Messages body without `max_tokens`."""
     _validate_model(body)
-    _validate_tools(body)
+    _validate_tools("messages", body)
     _validate_anthropic_shapes(body)
 
 
@@ -150,12 +174,18 @@ def _validate_model(body: dict[str, Any]) -> None:
         raise BadRequest("'model' is required and must be a non-empty string", param="model")
 
 
-def _validate_tools(body: dict[str, Any]) -> None:
+def _validate_tools(api: Api, body: dict[str, Any]) -> None:
+    """`tools` is an array of objects, a refusal naming the element that is not, as OpenAI's
+    does (`tools[0]`); Responses calls them "tools" in its words, chat "objects"."""
     tools = body.get("tools")
-    if tools is not None and not (
-        isinstance(tools, list) and all(isinstance(t, dict) for t in tools)
-    ):
-        raise BadRequest("'tools' must be an array of objects", param="tools")
+    if tools is None:
+        return
+    if not isinstance(tools, list):
+        said = "an array of tools" if api == "responses" else "an array of objects"
+        raise _wrong_type(tools, "tools", said)
+    for index, tool in enumerate(tools):
+        if not isinstance(tool, dict):
+            raise _wrong_type(tool, f"tools[{index}]", "an object")
 
 
 def _validate_anthropic(body: dict[str, Any]) -> None:
@@ -218,18 +248,14 @@ def _validate_responses(body: dict[str, Any]) -> None:
                 " a message",
                 param="input",
             )
-    limit = body.get("max_output_tokens")
-    if limit is not None and (not isinstance(limit, int) or isinstance(limit, bool) or limit < 1):
-        raise BadRequest(
-            "'max_output_tokens' must be a positive integer", param="max_output_tokens"
-        )
+    _validate_limit(body.get("max_output_tokens"), "max_output_tokens")
     background = body.get("background")
     if background is not None and not isinstance(background, bool):
         # "false" read as true was refused as asking for a background run
-        raise BadRequest("'background' must be a boolean", param="background")
+        raise _wrong_type(background, "background", "a boolean")
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
-        raise BadRequest("'instructions' must be a string", param="instructions")
+        raise _wrong_type(instructions, "instructions", "a string")
     check_echoed(body)  # what the Response echoes, as OpenAI checks it
 
 
