@@ -17,6 +17,7 @@ from router.simulator.answer import Prompt, ToolCall
 from router.simulator.checks import check_chat, continued, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
+from router.simulator.openai_refusals import refuse_chat
 from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.wire import (
     DONE,
@@ -122,6 +123,8 @@ class ChatApi:
         check_chat(body, profile)
         if profile == "vllm":  # a named choice must name a tool sent
             _check_tool_choice(body)
+        if profile == "cloud":  # OpenAI's refusals of a field of the wrong kind
+            refuse_chat(body)
         required(body, "messages", list, "messages: Field required (a non-empty list).")
         required(body, "model", str, "model: Input should be a valid string.")
         messages, model = body["messages"], body["model"]

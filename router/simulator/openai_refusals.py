@@ -1,13 +1,18 @@
-"""OpenAI's 400s for the Responses fields a Response echoes, as OpenAI answers them.
+"""OpenAI's 400s for the Responses fields a Response echoes, and for the kind of the
+Responses and chat fields the router reads, as OpenAI answers them.
 
 The cloud profile stands for OpenAI: a `truncation`, `metadata`, `reasoning`, `text`,
 `tools` or `tool_choice` OpenAI refuses, it refuses too, in OpenAI's error body
-(`{"error": {"message", "type": "invalid_request_error", "param", "code"}}`) and words.
-The table below is the simulator's own, written from OpenAI's API and not from the
-router's check of the same fields (`router.echoed_fields`): the cloud profile called that
-check, so a test comparing the router's refusal with the simulator's compared a check
-with itself, and a router check that drifted from OpenAI's went unseen. Now it is seen
-(`tests/agent_apis/test_agent_refusal_parity.py`). Nothing here comes from the router.
+(`{"error": {"message", "type": "invalid_request_error", "param", "code"}}`) and words;
+so a `store`, `background`, `stream`, `stream_options`, `instructions` or
+`max_output_tokens` of the wrong JSON kind, and on chat (`refuse_chat`) a `stream`,
+`store`, `max_tokens`, `max_completion_tokens`, `temperature`, `stream_options` or
+`tools` of one. The tables below are the simulator's own, written from OpenAI's API and
+not from the router's check of the same fields (`router.echoed_fields`, `router.request`):
+the cloud profile called that check, so a test comparing the router's refusal with the
+simulator's compared a check with itself, and a router check that drifted from OpenAI's
+went unseen. Now it is seen (`tests/agent_apis/test_agent_refusal_parity.py`). Nothing
+here comes from the router.
 
 Sources. The closed sets and the fields each tool takes are the `openai` SDK's types (3.57:
 `types/responses/response_create_params.py`, `function_tool.py`, `custom_tool.py`,
@@ -20,8 +25,13 @@ a boolean instead." (`invalid_type`); "Missing required parameter: 'tools[0].typ
 (`empty_string`, diegosouzapw/OmniRoute#707); "Invalid 'metadata': too many properties.
 ..." (`object_above_max_properties`, BerriAI/litellm#4257); a metadata value's
 `string_above_max_length` (spiceai/docs#928); a property name too long,
-`property_name_above_max_length`, named `<object>.<name>` (openai/codex#20688). A JSON null
-is a field not asked, as OpenAI takes it of an optional field; a metadata value is a string.
+`property_name_above_max_length`, named `<object>.<name>` (openai/codex#20688); "Invalid
+type for 'max_tokens': expected an integer, but got a string instead." (diffbot/
+code-gpt-docs#273), "... 'temperature': expected a decimal ...", "... 'tools': expected an
+array of objects ..." on chat, "... 'tools': expected an array of tools ..." and
+"... 'instructions': expected a string ..." on Responses, as their clients quote them. A
+JSON null is a field not asked, as OpenAI takes it of an optional field; a metadata value
+is a string.
 """
 
 from __future__ import annotations
@@ -97,6 +107,7 @@ Node = Kind | OneOf | Fields | ListOf | Typed | Choice | Metadata
 
 STRING, BOOLEAN = Kind("a string", (str,)), Kind("a boolean", (bool,))
 OBJECT, DECIMAL = Kind("an object", (dict,)), Kind("a decimal", (int, float))
+INTEGER = Kind("an integer", (int,))
 NAME, ANYTHING = Kind("a string", (str,), filled=True), Kind("anything", (object,))
 
 TRUNCATIONS = ("auto", "disabled")
@@ -188,6 +199,24 @@ REQUEST = Fields(
         "user": STRING,
         "previous_response_id": STRING,
         "truncation": OneOf(TRUNCATIONS),
+        "store": BOOLEAN,
+        "background": BOOLEAN,
+        "stream": BOOLEAN,
+        "stream_options": OBJECT,
+        "instructions": STRING,
+        "max_output_tokens": INTEGER,
+    }
+)
+# The chat fields checked: the kind of each the `openai` SDK's `CompletionCreateParams` types
+CHAT = Fields(
+    {
+        "stream": BOOLEAN,
+        "stream_options": OBJECT,
+        "store": BOOLEAN,
+        "max_tokens": INTEGER,
+        "max_completion_tokens": INTEGER,
+        "temperature": DECIMAL,
+        "tools": ListOf(OBJECT, "an array of objects"),
     }
 )
 
@@ -195,6 +224,11 @@ REQUEST = Fields(
 def refuse(body: dict[str, Any]) -> None:
     """Raise OpenAI's 400 for the first field of a Responses `body` it refuses."""
     _check(body, REQUEST, "")
+
+
+def refuse_chat(body: dict[str, Any]) -> None:
+    """Raise OpenAI's 400 for the first field of a chat `body` of the wrong kind."""
+    _check(body, CHAT, "")
 
 
 def _refusal(message: str, param: str, code: str) -> ApiError:

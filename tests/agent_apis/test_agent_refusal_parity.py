@@ -1,7 +1,9 @@
 """The router refuses what a Response could not echo as OpenAI does: for each field the
 router checks before any backend is tried (`router.echoed_fields`), its answer and the
 answer of the simulator standing for OpenAI agree on status, `param` and `code`, for the
-values refused and for every value the `openai` SDK's types list, which both take.
+values refused and for every value the `openai` SDK's types list, which both take. So for
+a field of the wrong JSON kind that the router reads of every API (`router.request`:
+`store`, `stream`, `tools`, the output limits, ...), on Responses and on chat alike.
 
 The simulator refuses from a table of its own (`router.simulator.openai_refusals`). It
 called the router's check instead, so this comparison compared a check with itself: a
@@ -14,7 +16,7 @@ itself.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, get_args
 
 import openai
@@ -40,9 +42,29 @@ from tests.harness import REPO, Running, RunningRouter, router
 
 ASK = "Write a Python function that reverses a list."
 # The fields `router.echoed_fields` checks, which the simulator checks too (`store` and
-# `max_output_tokens` the router checks elsewhere, and the simulator does not)
+# `max_output_tokens` the router checks elsewhere, `KINDS`)
 ECHOED = {"truncation", "metadata", "reasoning", "parallel_tool_calls", "user", "text"}
 ECHOED |= {"previous_response_id", "temperature", "top_p", "tools", "tool_choice"}
+CHAT_TOOL = {"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}
+# A value of the wrong JSON kind for a field `router.request` checks of every API: OpenAI's
+# `invalid_type`, the element of `tools` named (`tools[1]`), where the router's refusal
+# had a null code and named `tools`
+KINDS: list[dict[str, Any]] = [
+    *({"store": "false"}, {"background": "yes"}, {"stream": "yes"}),
+    *({"stream_options": "usage"}, {"instructions": {"text": "be brief"}}),
+    *({"max_output_tokens": "16"}, {"max_output_tokens": 16.0}, {"tools": "none"}),
+    *({"tools": [1]}, {"tools": [FUNCTION, "lookup"]}),
+]
+CHAT_KINDS: list[dict[str, Any]] = [
+    *({"stream": "yes"}, {"store": "false"}, {"stream_options": "usage"}),
+    *({"max_tokens": "10"}, {"max_completion_tokens": 1.5}, {"max_tokens": True}),
+    *({"tools": {"f": CHAT_TOOL}}, {"tools": [CHAT_TOOL, "lookup"]}),
+    {"temperature": "hot"},  # not the router's check: OpenAI's answer, passed on
+]
+CHAT_TAKEN: list[dict[str, Any]] = [
+    *({"stream": False}, {"store": False}, {"max_tokens": 10}, {"max_completion_tokens": 10}),
+    *({"temperature": 0.5}, {"tools": [CHAT_TOOL]}, {"stream": None}),
+]
 
 
 def _taken() -> list[dict[str, Any]]:
@@ -79,6 +101,7 @@ CASES: list[dict[str, Any]] = [
     # a schema that is no object: the simulator's refusal of it comes first, in vLLM's words
     *(asked for asked, param, _ in REFUSED if param != "tools[0].parameters"),
     *({field: value} for field, value, _ in VALUES_REFUSED if field in ECHOED),
+    *KINDS,
     *TAKEN,
 ]
 
@@ -118,6 +141,54 @@ def test_the_router_answers_as_the_simulator_standing_for_openai(
     expected = _answer(openai_sdk, "cloud-model", asked)
     assert _answer(client(proxy), "cloud", asked) == expected
     assert (expected[0] == 200) is (asked in TAKEN)
+
+
+def _refusal(ask: Callable[[], object]) -> Any:
+    """The error object of the 400 `ask` met (message, type, param, code), None if taken."""
+    try:
+        ask()
+    except openai.BadRequestError as refused:
+        return refused.body
+    return None
+
+
+@pytest.mark.parametrize("asked", KINDS, ids=lambda asked: str(asked)[:60])
+def test_a_field_of_the_wrong_kind_is_refused_in_openais_words(
+    proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any]
+) -> None:
+    """The whole refusal, its message too: "Invalid type for 'store': expected a boolean,
+    but got a string instead." (`invalid_type`), the router's and OpenAI's alike."""
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    expected = _refusal(
+        lambda: openai_sdk.responses.create(model="cloud-model", input=ASK, extra_body=asked)
+    )
+    sdk = client(proxy)
+    refused = _refusal(lambda: sdk.responses.create(model="cloud", input=ASK, extra_body=asked))
+    assert refused == expected
+    assert expected["code"] == "invalid_type", expected
+
+
+@pytest.mark.parametrize("asked", CHAT_KINDS + CHAT_TAKEN, ids=lambda asked: str(asked)[:60])
+def test_the_router_answers_chat_as_the_simulator_standing_for_openai(
+    proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any]
+) -> None:
+    """A chat field of the wrong kind is refused before any backend is tried as OpenAI
+    refuses it, in its words (`invalid_type`, the field or the element named); a value of
+    its kind is taken by both."""
+    messages: Any = [{"role": "user", "content": ASK}]
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    expected = _refusal(
+        lambda: openai_sdk.chat.completions.create(
+            model="cloud-model", messages=messages, extra_body=asked
+        )
+    )
+    sdk = client(proxy)
+    refused = _refusal(
+        lambda: sdk.chat.completions.create(model="cloud", messages=messages, extra_body=asked)
+    )
+    assert refused == expected
+    assert (expected is None) is (asked in CHAT_TAKEN)
+    assert expected is None or expected["code"] == "invalid_type", expected
 
 
 def test_the_simulator_imports_none_of_the_routers_checks() -> None:

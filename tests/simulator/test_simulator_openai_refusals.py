@@ -1,7 +1,7 @@
-"""The cloud profile's refusals on `/v1/responses` are OpenAI's (`router.simulator.
-openai_refusals`): its closed sets are the `openai` SDK's, and its bodies are those OpenAI's
-clients quote, word for word. Its own table, not the router's: the router's is compared
-with it (`tests/agent_apis/test_agent_refusal_parity.py`)."""
+"""The cloud profile's refusals on `/v1/responses`, and of a chat field of the wrong kind,
+are OpenAI's (`router.simulator.openai_refusals`): its closed sets are the `openai` SDK's,
+and its bodies are those OpenAI's clients quote, word for word. Its own table, not the
+router's: the router's is compared with it (`tests/agent_apis/test_agent_refusal_parity.py`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import Any, get_args
 
 import openai
 import pytest
+from openai.types.chat import completion_create_params
 from openai.types.responses import (
     CustomTool,
     FunctionTool,
@@ -21,6 +22,7 @@ from openai.types.responses import (
     ToolChoiceAllowed,
     ToolChoiceOptions,
     ToolChoiceTypes,
+    response_create_params,
 )
 from openai.types.responses import response as response_types
 from openai.types.responses.namespace_tool import ToolFunction
@@ -67,6 +69,60 @@ QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
         "missing_required_parameter",
         "Missing required parameter: 'tools[1].type'.",
     ),
+    # a value of the wrong JSON kind, as OpenAI's clients quote its 400s
+    (
+        {"max_output_tokens": "16"},
+        "max_output_tokens",
+        "invalid_type",
+        "Invalid type for 'max_output_tokens': expected an integer, but got a string instead.",
+    ),
+    (
+        {"instructions": ["be brief"]},
+        "instructions",
+        "invalid_type",
+        "Invalid type for 'instructions': expected a string, but got an array instead.",
+    ),
+    (
+        {"tools": {"f": FUNCTION}},
+        "tools",
+        "invalid_type",
+        "Invalid type for 'tools': expected an array of tools, but got an object instead.",
+    ),
+    (
+        {"tools": ["lookup"]},
+        "tools[0]",
+        "invalid_type",
+        "Invalid type for 'tools[0]': expected an object, but got a string instead.",
+    ),
+    (
+        {"store": "yes"},
+        "store",
+        "invalid_type",
+        "Invalid type for 'store': expected a boolean, but got a string instead.",
+    ),
+]
+CHAT_TOOL = {"type": "function", "function": {"name": "f", "parameters": {}}}
+CHAT_QUOTED: list[tuple[dict[str, Any], str, str]] = [
+    (  # diffbot/code-gpt-docs#273
+        {"max_tokens": "1000"},
+        "max_tokens",
+        "Invalid type for 'max_tokens': expected an integer, but got a string instead.",
+    ),
+    (
+        {"temperature": "0.7"},
+        "temperature",
+        "Invalid type for 'temperature': expected a decimal, but got a string instead.",
+    ),
+    (
+        {"stream": "false"},
+        "stream",
+        "Invalid type for 'stream': expected a boolean, but got a string instead.",
+    ),
+    (
+        {"tools": {"f": CHAT_TOOL}},
+        "tools",
+        "Invalid type for 'tools': expected an array of objects, but got an object instead.",
+    ),
 ]
 
 
@@ -81,6 +137,21 @@ def test_the_cloud_profile_refuses_in_openais_words(
     assert refused.value.response.json() == {
         "error": {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     }
+
+
+@pytest.mark.parametrize(("asked", "param", "message"), CHAT_QUOTED)
+def test_the_cloud_profile_refuses_a_chat_field_of_the_wrong_kind_in_openais_words(
+    start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str, message: str
+) -> None:
+    """It streamed for `stream: "false"`, and refused a string `temperature` in vLLM's
+    words, where OpenAI refuses both as `invalid_type`."""
+    sim = start_sim(profile="cloud")
+    sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
+    hi: Any = [{"role": "user", "content": "Hi"}]
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.chat.completions.create(model="tiny", messages=hi, extra_body=asked)
+    error = {"message": message, "type": "invalid_request_error", "param": param}
+    assert refused.value.response.json() == {"error": error | {"code": "invalid_type"}}
 
 
 def test_the_closed_sets_are_the_sdks() -> None:
@@ -105,6 +176,18 @@ def test_the_closed_sets_are_the_sdks() -> None:
     assert _fields(ToolFunction) == {"type", *table.MEMBER_FUNCTION.fields}
     assert _fields(CustomTool) == {"type", *table.CUSTOM.fields}
     assert _fields(NamespaceTool) == {"type", *table.NAMESPACE.fields}
+
+
+@pytest.mark.parametrize(
+    ("fields", "params"),
+    [
+        (table.REQUEST.fields, response_create_params.ResponseCreateParamsStreaming),
+        (table.CHAT.fields, completion_create_params.CompletionCreateParamsStreaming),
+    ],
+)
+def test_the_fields_checked_are_the_sdks(fields: Any, params: Any) -> None:
+    """A field the table checks is one of the request's (its streaming variant: `stream`)."""
+    assert set(fields) <= set(params.__annotations__)
 
 
 def _types(models: Any) -> set[str]:
