@@ -155,7 +155,9 @@ def test_a_background_that_is_not_a_boolean_is_a_400_saying_so(
     reply = httpx.post(f"{proxy.url}/responses", json=body, timeout=30)
     assert reply.status_code == 400, reply.text
     error = reply.json()["error"]
-    assert (error["param"], error["message"]) == ("background", "'background' must be a boolean")
+    said = "Invalid type for 'background': expected a boolean, but got a string instead."
+    assert (error["param"], error["message"]) == ("background", said)
+    assert error["code"] == "invalid_type"  # OpenAI's (it was null)
     assert api_calls(servers) == before
 
 

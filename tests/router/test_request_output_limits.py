@@ -60,27 +60,52 @@ def test_max_completion_tokens_wins_over_max_tokens_for_the_window(
     assert local.completions() + cloud.completions() == before  # nothing was sent
 
 
+def _not_an_integer(field: str, got: str) -> str:
+    """OpenAI's words for a limit of the wrong JSON kind (`router.request._wrong_type`)."""
+    return f"Invalid type for '{field}': expected an integer, but got {got} instead."
+
+
 @pytest.mark.parametrize(
-    ("limits", "field"),
+    ("limits", "field", "message", "code"),
     [
-        ({"max_completion_tokens": "abc"}, "max_completion_tokens"),
-        ({"max_tokens": 10, "max_completion_tokens": 0}, "max_completion_tokens"),
-        ({"max_completion_tokens": 10, "max_tokens": True}, "max_tokens"),
+        (
+            {"max_completion_tokens": "abc"},
+            "max_completion_tokens",
+            _not_an_integer("max_completion_tokens", "a string"),
+            "invalid_type",
+        ),
+        (
+            {"max_tokens": 10, "max_completion_tokens": 0},
+            "max_completion_tokens",
+            "'max_completion_tokens' must be a positive integer",
+            None,
+        ),
+        (
+            {"max_completion_tokens": 10, "max_tokens": True},
+            "max_tokens",
+            _not_an_integer("max_tokens", "a boolean"),
+            "invalid_type",
+        ),
     ],
 )
 def test_a_limit_that_is_not_a_positive_integer_is_named(
-    stack: tuple[RunningRouter, Running, Running], limits: dict[str, Any], field: str
+    stack: tuple[RunningRouter, Running, Running],
+    limits: dict[str, Any],
+    field: str,
+    message: str,
+    code: str | None,
 ) -> None:
     """`max_completion_tokens: "abc"` was refused as `'max_tokens' must be …`, naming a
     field the client had not sent (found in review); beside a valid `max_tokens` it went on
-    to the backend."""
+    to the backend. A value of the wrong kind is OpenAI's `invalid_type`, in its words."""
     proxy, local, cloud = stack
     before = local.completions() + cloud.completions()
     reply = post(proxy, **limits)
     assert reply.status_code == 400, reply.text
     error = reply.json()["error"]
     assert error["param"] == field
-    assert error["message"] == f"'{field}' must be a positive integer"
+    assert error["message"] == message
+    assert error["code"] == code
     assert local.completions() + cloud.completions() == before
 
 
