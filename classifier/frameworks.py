@@ -20,7 +20,10 @@ framework's reader knows its texts and reads only its own requests:
   passed over, its summarization reducer's request asking nothing
   (`classifier.semantic_kernel`);
 - Haystack: its ranker's and query expander's prompts read by the query inside
-  (`classifier.haystack`).
+  (`classifier.haystack`);
+- the OpenAI Agents SDK: the history it hands an agent after a handoff, one assistant
+  message and no user message, read by the user's messages in it (`handed_asks`,
+  `classifier.openai_agents`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -37,6 +40,7 @@ from classifier import (
     dspy,
     haystack,
     mastra,
+    openai_agents,
     pydantic_ai,
     semantic_kernel,
     smolagents,
@@ -62,6 +66,13 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     if task is sent:
         task = haystack.query_ask(message, messages)
     return task
+
+
+def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
+    """The first and the latest user message of a history a framework hands an agent in a
+    message of its own, which opens `messages` (the OpenAI Agents SDK's); None for any
+    other request."""
+    return openai_agents.handed_asks(messages)
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:

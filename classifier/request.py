@@ -15,7 +15,11 @@ fixed text is read (`classifier.crush`). Agent frameworks' texts (crewAI's, smol
 DSPy's...) are read past to the user's task and their own messages passed over
 (`classifier.frameworks`), none making the request an agent's session
 (`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
-(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`).
+(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`). The
+history the OpenAI Agents SDK hands an agent, in an assistant message, holds the user's
+messages as its lines: they are the first and the latest ask when it opens the conversation
+(`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
+run an ask (`classifier.mini_swe_agent`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -26,7 +30,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crush, dspy, frameworks, opencode, qwen, smolagents
+from classifier import aider, crush, dspy, frameworks, mini_swe_agent, opencode, qwen, smolagents
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -168,7 +172,9 @@ def _user_messages(messages: list[Any]) -> _Asks:
     reminder or an image beside a tool result follows it as one).
     The first sits near the start (`first_ask`); the latest may be far back behind a tool
     loop, so only each message's role is read on the way (`islice`: no copy of the list),
-    and a user message's content only for the first `SCAN_MESSAGES` that ask nothing."""
+    and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
+    history a framework hands an agent opening the messages holds the first, and the latest
+    when no user message asks after it (`classifier.frameworks.handed_asks`)."""
     latest: object = None
     after_tool: bool | None = None
     passed = 0
@@ -189,14 +195,19 @@ def _user_messages(messages: list[Any]) -> _Asks:
         elif after_tool is None:
             after_tool = _role(message) in ("tool", "function")
     first, passed_over = _first(messages, latest, aiders)
+    if (handed := frameworks.handed_asks(messages)) is not None:
+        first, latest = handed.first, handed.latest if latest is None else latest
     return _Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
 
 
 def first_ask(messages: list[Any]) -> object:
     """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
+    or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or None: the message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`)."""
+    if (handed := frameworks.handed_asks(messages)) is not None:
+        return handed.first
     return _first(messages, None, aider.is_aiders(messages))[0]
 
 
@@ -224,11 +235,14 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own), an agent framework's (`classifier.frameworks.passed_over`), which makes the
-    request no agent's session; None for any other."""
+    own, or mini-swe-agent's answer to a reply it could not run), an agent framework's
+    (`classifier.frameworks.passed_over`), which makes the request no agent's session; None
+    for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
+        return "agent"
+    if mini_swe_agent.passed_over(messages, index):
         return "agent"
     if frameworks.passed_over(messages, index):
         return "framework"

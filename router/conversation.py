@@ -87,7 +87,10 @@ def conversation_key(
     prompt of its own, and is keyed as the run's requests are. A Haystack ranker's or query
     expander's by its query (`classifier.haystack.framed`): one query's side calls are one
     conversation. A Semantic Kernel Magentic manager's by the task its first message holds
-    (`_run_key`).
+    (`_run_key`). An OpenAI Agents SDK agent's after a nested handoff, which sends no user
+    message, by the first user line of the history it is handed (`first_ask`,
+    `classifier.openai_agents`): keyed by its instructions alone, every run's call of that
+    agent was one conversation, one run's pin holding the others' (found running the SDK).
 
     Nor is what an agent writes anew into its system prompt within one conversation read
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
@@ -115,8 +118,9 @@ def conversation_key(
         if role in ("system", "developer") and not framed:
             _hash_part(digest, clockless(_unchanging(str(message.get("content")))))
         elif role == "user":
-            first = first_ask(messages) or message
+            first = message
             break
+    first = first_ask(messages) or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
     return digest.hexdigest()

@@ -1,0 +1,88 @@
+"""mini-swe-agent's answer to a reply it could not run, on the classifier's view alone
+(`classifier.mini_swe_agent`): each of its configs' renderings passed over, a user's paste
+read as written. The captured bodies go through the router in
+`tests/agent_apis/test_agent_mini_swe_agent.py`; the texts here are quoted from its configs
+(2.4.6, `minisweagent/config/*.yaml`, `benchmarks/*.yaml`, rendered as its models render
+them), not taken from the module under test.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from classifier import classify
+from classifier.request import view
+
+TASK = "Please solve this issue: The add function in calc.py subtracts instead of adding."
+SUBMIT = (
+    "If you have completed your assignment, please consult the first message about how to\n"
+    "submit your solution (you will not be able to continue working on this task after that)."
+)
+# `swebench.yaml` and `programbench.yaml`: the tool-call template, another last paragraph than
+# `mini.yaml`'s
+TOOL_CALL = (
+    "Tool call error:\n\n<error>\nUnknown tool 'python'.\n</error>\n\nHere is general guidance"
+    " on how to submit correct toolcalls:\n\nEvery response needs to use the 'bash' tool at"
+    " least once to execute commands.\n\nCall the bash tool with your command as the"
+    ' argument:\n- Tool: bash\n- Arguments: {"command": "your_command_here"}\n\n' + SUBMIT
+)
+# `swebench_xml.yaml`: the text-based template for actions in a `<mswea_bash_command>` block
+XML = (
+    "Format error:\n\n<error>\nExpected exactly 1 action, found 2.\n</error>\n\nHere is general"
+    " guidance on how to format your response:\n\nPlease always provide EXACTLY ONE action in"
+    " the `<mswea_bash_command>` block, found 2 actions.\n\nPlease format your action in a"
+    " `<mswea_bash_command>` block as shown in <response_example>.\n\n<response_example>\nHere"
+    " are some thoughts about why you want to perform the action.\n\n<mswea_bash_command>ls"
+    " -la</mswea_bash_command>\n</response_example>\n\n" + SUBMIT
+)
+# Each config's branch for a reply its output limit cut: `mini.yaml`'s (tool calls) and
+# `mini_textbased.yaml`'s
+CUT_TOOL_CALL = (
+    "Your previous response reached the output token limit (finish_reason=length) before you"
+    " produced a tool call, so it was cut off. Respond more concisely and finish with exactly"
+    " one bash tool call. If you need to think more, do so briefly."
+)
+CUT_TEXT = (
+    "Your previous response reached the output token limit (finish_reason=tool_calls) before"
+    " you produced a complete action, so it was cut off. Respond more concisely and provide"
+    " exactly one action in the required format. If you need to think more, do so briefly."
+)
+SYSTEM = {
+    "role": "system",
+    "content": "You are a helpful assistant that can interact with a computer.",
+}
+
+
+def step(*texts: str) -> dict[str, Any]:
+    """A step of a run: the task, a reply, and each of `texts` as a user message after it."""
+    messages = [SYSTEM, {"role": "user", "content": TASK}]
+    for text in texts:
+        messages += [
+            {"role": "assistant", "content": "I will look."},
+            {"role": "user", "content": text},
+        ]
+    return {"model": "auto", "messages": messages}
+
+
+@pytest.mark.parametrize("text", [TOOL_CALL, XML, CUT_TOOL_CALL, CUT_TEXT])
+def test_an_answer_to_a_reply_it_could_not_run_is_passed_over(text: str) -> None:
+    read = view(step(text, text))
+    assert (read.latest, read.first) == (TASK, "")
+    assert read.harness_cut  # a coding agent's session
+    assert classify(step(text)) == classify(step())
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        TOOL_CALL + "\n\nWhy does it say this?",  # a user's paste, and a question after it
+        "Why does mini-swe-agent say: " + XML,
+        CUT_TEXT.replace("finish_reason=tool_calls", "finish_reason=a b"),
+        TOOL_CALL.replace("Here is general guidance", "Here is some guidance"),
+    ],
+)
+def test_a_text_that_is_not_its_template_whole_is_read_as_written(text: str) -> None:
+    read = view(step(text))
+    assert read.latest != TASK and not read.harness_cut
