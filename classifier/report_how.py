@@ -110,7 +110,14 @@ HOW = """\
    CLI's alike) and a compressed history's summary, each with its fixed reply after it
    ("Got it. Thanks for the context!", "Got it. Thanks for the additional context!"), and
    its next-speaker check's prompt, are passed over (a request holding one reads as an
-   agent's session).
+   agent's session). Nor is mini-swe-agent's answer to a reply it could not run
+   (`classifier/mini_swe_agent.py`): its template whole, "Tool call error:" or "Format
+   error:", the error in `<error>` tags, "Here is general guidance on how to submit correct
+   toolcalls:" or "... how to format your response:" and its configs' last sentences, or its
+   note that the output limit cut the reply ("Your previous response reached the output
+   token limit ..."), is passed over for the task before it (a request holding one reads as
+   an agent's session); read, the step was tool_calling by the rule for an ask that names a
+   tool ("Call the bash tool ...").
    Agent frameworks' texts are left out too, but make the request no agent's session:
    research and writing run on them as much as code. Of a crewAI task
    (`classifier/crewai.py`: "Current Task:", the description, "This is the expected
@@ -198,6 +205,15 @@ HOW = """\
    Query:", the query in quotes, "You *must* respond with a JSON object ..."), each the
    request's last message after system messages alone; the conversation key hashes the query,
    marked as Haystack's.
+   Of an OpenAI Agents SDK agent's call after a nested handoff (`classifier/openai_agents.py`,
+   `nest_handoff_history`: the conversation so far as one assistant message, "For context,
+   here is the conversation so far between the user and the previous agent:" and a numbered
+   line an item inside `<CONVERSATION HISTORY>` tags, no user message), the user's lines
+   ("N. user: ...", or a user item's JSON) are the user's messages: the latest is the ask
+   unless a user message follows, the first the first ask, which keys the conversation. Only
+   when that message opens the conversation, after the system messages; read as sent, the
+   math specialist's call asked nothing (the default route) and every run's call of one
+   agent was one conversation.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
