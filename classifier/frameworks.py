@@ -23,7 +23,9 @@ framework's reader knows its texts and reads only its own requests:
   (`classifier.haystack`);
 - the OpenAI Agents SDK: the history it hands an agent after a handoff, one assistant
   message and no user message, read by the user's messages in it (`handed_asks`,
-  `classifier.openai_agents`).
+  `classifier.openai_agents`);
+- Google ADK: its relay of what another agent did and its fillers ("Continue processing
+  previous requests as instructed. ...") passed over (`classifier.adk`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -35,6 +37,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier import (
+    adk,
     agno,
     crewai,
     dspy,
@@ -84,4 +87,5 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
         or dspy.passed_over(messages, index)
         or agno.passed_over(messages, index)
         or semantic_kernel.passed_over(messages, index)
+        or adk.passed_over(messages, index)
     )

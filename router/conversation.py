@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import crewai, dspy, haystack, semantic_kernel, smolagents
+from classifier import adk, crewai, dspy, haystack, semantic_kernel, smolagents
 from classifier.aider import without_reminder
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
@@ -42,12 +42,13 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
-# In place of the system prompt, in a smolagents run's key, a DSPy call's and a crewAI
-# run's (`conversation_key`)
+# In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
+# a Haystack side call's and a Google ADK run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
 DSPY = "framework:dspy"
 CREWAI = "framework:crewai"
 HAYSTACK = "framework:haystack"
+ADK = "framework:google-adk"
 # In place of the system prompt and the first ask, in a Magentic run's key (`_run_key`)
 MAGENTIC = "framework:semantic-kernel-magentic"
 
@@ -91,6 +92,11 @@ def conversation_key(
     message, by the first user line of the history it is handed (`first_ask`,
     `classifier.openai_agents`): keyed by its instructions alone, every run's call of that
     agent was one conversation, one run's pin holding the others' (found running the SDK).
+    A Google ADK agent's by its first ask and ADK's mark (`classifier.adk.framed`): each agent
+    of a run sends a system prompt of its own (its instruction, ADK's line naming it, its
+    transfer list), and one run was a conversation per agent (found running ADK 2.13.0); its
+    relays and fillers passed over, its first ask is the user's. Keyed so, two sessions of one
+    caller that open with the same ask are one conversation, as two smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
@@ -135,6 +141,8 @@ def _framework(messages: list[Any]) -> str | None:
         return DSPY
     if haystack.framed(messages):
         return HAYSTACK
+    if adk.framed(messages):
+        return ADK
     return CREWAI if crewai.framed(messages) else None
 
 
