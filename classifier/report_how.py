@@ -214,6 +214,17 @@ HOW = """\
    when that message opens the conversation, after the system messages; read as sent, the
    math specialist's call asked nothing (the default route) and every run's call of one
    agent was one conversation.
+   Google ADK's user messages of its own (`classifier/adk.py`) are passed over for the
+   user's ask before them: its relay of what another agent did ("For context: below is a
+   transcript of what another agent did, ...", then "[coordinator] called tool ...",
+   "[solver] said: ..."), which an agent gets after a transfer and in a `SequentialAgent`,
+   and its fillers ("Continue processing previous requests as instructed. ...", a
+   `LoopAgent`'s next round; "Handle the requests as specified in the System
+   Instruction."). Only after the request's first user message, when that is none of them;
+   an agent sent no history opens on a relay, read as written. A request whose system
+   prompt holds ADK's line "You are an agent. Your internal name is ..." is keyed by its
+   first ask, marked as ADK's, not its system prompt, which each agent of a run sends its
+   own: one run is one conversation.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"
