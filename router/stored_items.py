@@ -180,7 +180,7 @@ def _end_slot(caller: str, item_id: str) -> str:
 
 # The content parts read as their text alone: their other fields (`annotations`, `logprobs`)
 # say how an answer was written, and an SDK writes them back its own way.
-TEXT_PARTS = frozenset({"input_text", "output_text", "text"})
+TEXT_PARTS = ("input_text", "output_text", "text")
 
 
 def said(item: Any) -> Any:
@@ -193,18 +193,22 @@ def said(item: Any) -> Any:
         content = out.get("content")
         parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
         if isinstance(parts, list):
-            out["content"] = [
-                part["text"]
-                if isinstance(part, dict) and part.get("type") in TEXT_PARTS
-                else said_part(part)
-                for part in parts
-            ]
+            out["content"] = [said_part(part) for part in parts]
     return out
 
 
 def said_part(part: Any) -> Any:
-    """A content part other than text, without its null fields."""
-    return {k: v for k, v in part.items() if v is not None} if isinstance(part, dict) else part
+    """A content part: a text part as its text, any other as it is without its null fields.
+    A part no reader takes for text (no `text`, or none that is a string; a `type` that is
+    no string) is compared as it came: it says what an item the router holds says only if
+    written so there too. Read as text, one without it was a KeyError, and one whose `type`
+    was a list a TypeError, a 500 (found in review)."""
+    if not isinstance(part, dict):
+        return part
+    kind, text = part.get("type"), part.get("text")
+    if kind in TEXT_PARTS and isinstance(text, str):  # a tuple: a list `type` is no key
+        return text
+    return {k: v for k, v in part.items() if v is not None}
 
 
 def after(told: list[Any], items: list[Any]) -> list[Any] | None:

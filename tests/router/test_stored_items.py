@@ -10,7 +10,7 @@ import pytest
 
 from router import request
 from router.errors import BadRequest, BodyTooLarge
-from router.stored_items import ChainBroken, Own, SizedTable, StoredItems
+from router.stored_items import SENT_WHOLE, ChainBroken, Own, SizedTable, StoredItems, after, said
 from router.stored_responses import KEPT_S, StoredResponses
 
 LIMIT = 1 << 20
@@ -269,3 +269,30 @@ def test_a_conversation_larger_than_the_body_limit_is_a_413() -> None:
     with pytest.raises(BodyTooLarge) as refused:
         stored.whole("responses", continuing, "alice", None, 4000)
     assert (refused.value.status, refused.value.param) == (413, "previous_response_id")
+
+
+UNREAD = {
+    "no text": {"type": "input_text"},
+    "a list type": {"type": ["input_text"], "text": "hi"},
+    "an object type": {"type": {"of": "input_text"}, "text": "hi"},
+    "a text no string": {"type": "input_text", "text": 5},
+}
+
+
+@pytest.mark.parametrize("part", UNREAD.values(), ids=UNREAD)
+def test_a_part_read_as_no_text_is_compared_as_it_came(part: dict[str, Any]) -> None:
+    """A text part without a string `text`, or whose `type` is no string, is no error: it
+    says what the router holds only where it is written so there too (its null fields
+    aside). Read as text, it was a KeyError or a TypeError, a 500 (found in review)."""
+    stored = StoredResponses(100)
+    _, own = stored.whole("responses", {"input": [user("hi")]}, "alice", None, LIMIT)
+    call = {"type": "function_call", "id": "fc_1", "call_id": "c", "name": "f", "arguments": "{}"}
+    stored.made("responses", {}, "alice", "resp_1", None, output=[call], own=own)
+    result = {"type": "function_call_output", "call_id": "c", "output": "1"}
+    sent = [{"role": "user", "content": [part]}, call, result]
+    _, own = stored.whole("responses", {"input": sent}, "alice", None, LIMIT)
+    assert own == SENT_WHOLE  # "hi" it does not say
+    assert said(sent[0]) == {"type": "message", "role": "user", "content": [part]}
+    written = {"role": "user", "content": [{**part, "annotations": None}], "id": "msg_9"}
+    assert after([sent[0]], [written, result]) == [result]
+    assert after([user("hi")], [written, result]) is None
