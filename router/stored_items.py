@@ -213,14 +213,18 @@ def said_part(part: Any) -> Any:
 
 def after(told: list[Any], items: list[Any]) -> list[Any] | None:
     """The items of `items` after those that say `told`, in order (the router's own
-    reasoning passed over: no backend gets it); None when `items` does not begin so."""
+    reasoning passed over: no backend gets it); None when `items` does not begin so.
+
+    An item written as it was kept (the turn's own input, which the client sends back as it
+    did) is compared as it is, and read (`said`) only when it differs: read, every item of
+    an 8 MB conversation was copied twice, a third of a second on the event loop."""
     at = 0
     for index, item in enumerate(items):
         if at == len(told):
             return items[index:]
         if own_reasoning(item):
             continue
-        if said(item) != said(told[at]):
+        if item != told[at] and said(item) != said(told[at]):
             return None
         at += 1
     return [] if at == len(told) else None
