@@ -21,9 +21,15 @@ google-adk 2.13.0 (pypi `google-adk`, its `LiteLlm` model over the router):
   writing 0.44.
 
 Each is passed over (`passed_over`, `classifier.request`), as pydantic-ai's retry feedback is,
-when the request's first user message comes before it and is none of ADK's: the user's ask is
-read. An agent sent no history (`include_contents="none"`) opens on a relay, the only trace of
-what it is asked: its relays are read as written.
+in an ADK agent's request (`framed`) when the request's first user message comes before it and
+is none of ADK's: the user's ask is read. An agent sent no history (`include_contents="none"`)
+opens on a relay, the only trace of what it is asked: its relays are read as written. In any
+other request they are the user's words: a chat whose user types a filler, or pastes the
+preamble and asks about it, was read by its earlier ask (found in review). A relay sent as one
+string (LiteLlm joins text parts with a newline for some providers) is ADK's only when the
+preamble is followed by its quoted blocks (`QUOTED`) to the end marker. A single-turn agent
+(`mode="single_turn"`, a workflow's node by default) is sent no identity line
+(`_identity.py:41`): its relays are read as written, as before this reader.
 
 Every agent's system prompt holds ADK's identity line (`IDENTITY`,
 `google/adk/flows/llm_flows/prompt/_identity.py:42`: `You are an agent. Your internal name is
@@ -41,7 +47,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, per_text
 
 # `OTHER_AGENT_CONTEXT_PREAMBLE`: the first text part of a relay
 RELAY = (
@@ -59,6 +65,14 @@ CONTINUE = (
 )
 HANDLE = "Handle the requests as specified in the System Instruction."
 FILLERS = (CONTINUE, HANDLE)
+# `quote_untrusted`'s block under its label (`_present_other_agent_message`): another agent's
+# name in brackets, what it said or thought, or its tool call or result, then the quote. A relay
+# sent as one string holds them after `RELAY`, its last ending with `QUOTE_END`
+QUOTED = re.compile(
+    r"\s{0,8}\[[^\]\n]{1,256}\] (?:said|thought|called tool `[^`\n]{0,256}` with parameters"
+    r"|`[^`\n]{0,256}` tool returned result):\n<<<BEGIN_QUOTED_AGENT_CONTENT>>>\n"
+)
+QUOTE_END = "\n<<<END_QUOTED_AGENT_CONTENT>>>"
 # `_IdentityLlmRequestProcessor`: the identity line's opening, then the agent's name (a Python
 # identifier, ADK checks) and `".`
 IDENTITY = 'You are an agent. Your internal name is "'
@@ -72,8 +86,9 @@ _OPENING = 64
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is ADK's own (a relay or a filler: `_own`)
-    after the request's first user message, which is not."""
-    if not _own(messages[index]):
+    in an ADK agent's request (`framed`), after the request's first user message, which is
+    not."""
+    if not _own(messages[index]) or not framed(messages):
         return False
     for message in islice(messages, min(index, _OPENING)):
         if isinstance(message, dict) and message.get("role") == "user":
@@ -83,13 +98,22 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
 
 def framed(messages: Sequence[Any]) -> bool:
     """Whether `messages` are an ADK agent's: the first is a system prompt with ADK's identity
-    line (`IDENTITY` and a name, opening it or a paragraph) in its first `WITHIN` characters."""
+    line (`IDENTITY` and a name, opening it or a paragraph) in its first `WITHIN` characters
+    (`_identifies`)."""
     first = messages[0] if messages else None
     if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
         return False
     text = one_text(first)
-    at = text.find(IDENTITY, 0, WITHIN) if text is not None else -1
-    while text is not None and at >= 0:
+    return text is not None and _identifies(text)
+
+
+@per_text
+def _identifies(text: str) -> bool:
+    """Whether the system prompt `text` holds ADK's identity line: read once for a request
+    (`classifier.message.per_text`), not again for each of its messages that is like ADK's
+    (`passed_over`) and for its key."""
+    at = text.find(IDENTITY, 0, WITHIN)
+    while at >= 0:
         opens = at == 0 or text.startswith("\n\n", at - 2)
         if opens and _NAME.match(text, at + len(IDENTITY)):
             return True
@@ -98,12 +122,19 @@ def framed(messages: Sequence[Any]) -> bool:
 
 
 def _own(message: object) -> bool:
-    """Whether `message` is ADK's own: its text opens with `RELAY` (the first of its parts,
-    or the whole string), or it is one of `FILLERS` alone. Reads a prefix of one text."""
+    """Whether `message` is ADK's own: a relay (`RELAY` as the first of its parts, or opening
+    its one text with ADK's quoted blocks after it: `QUOTED`), or one of `FILLERS` alone."""
     content = message.get("content") if isinstance(message, dict) else None
-    lead = content[0] if isinstance(content, list) and content else content
-    if isinstance(lead, dict):
-        lead = lead.get("text") if lead.get("type", "text") == "text" else None
-    if not isinstance(lead, str):
+    if isinstance(content, list) and len(content) > 1:
+        lead = content[0]
+        return (
+            isinstance(lead, dict)
+            and lead.get("type", "text") == "text"
+            and lead.get("text") == RELAY
+        )
+    text = one_text(message)
+    if text is None:
         return False
-    return lead.startswith(RELAY) or one_text(message) in FILLERS
+    if text.startswith(RELAY):
+        return text.endswith(QUOTE_END) and QUOTED.match(text, len(RELAY)) is not None
+    return text in FILLERS

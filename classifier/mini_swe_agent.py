@@ -15,13 +15,18 @@ So each is passed over (`passed_over`), as Cline's nag for a tool use is
 (`classifier.harness`): the task before it is read, and the request reads as a coding
 agent's session (`classifier.rules.agent_session`), which mini-swe-agent is. Told by its
 whole template, its opening through its last sentence, in any request: a user who pastes
-one and asks something after it is read as written.
+one and asks something after it is read as written. And only after the request's first user
+message, none of its templates: mini-swe-agent sends its task first, always. A template with
+no task before it, alone or a chat's opening, was passed over to nothing (the default route)
+or to a later ask, and the request read as a coding session: a math question after one went
+the coding route (found in review). It is read as written, as any user's paste is.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from itertools import islice
 from typing import Any
 
 from classifier.message import one_text
@@ -62,13 +67,22 @@ CUT = re.compile(
 # How far past the opening the guidance's heading is looked for: the error (an exception's
 # message, a tool's name the reply gave) is short
 WITHIN = 4096
+# Messages looked through, at most, for a request's first user message
+_OPENING = 64
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is mini-swe-agent's answer to a reply it
-    could not run (`answers_format`)."""
+    could not run (`answers_format`), after the request's first user message (its task),
+    which is not."""
     text = one_text(messages[index])
-    return text is not None and answers_format(text)
+    if text is None or not answers_format(text):
+        return False
+    for message in islice(messages, min(index, _OPENING)):
+        if isinstance(message, dict) and message.get("role") == "user":
+            first = one_text(message)
+            return first is None or not answers_format(first)
+    return False
 
 
 def answers_format(text: str) -> bool:

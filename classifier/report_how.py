@@ -117,7 +117,9 @@ HOW = """\
    note that the output limit cut the reply ("Your previous response reached the output
    token limit ..."), is passed over for the task before it (a request holding one reads as
    an agent's session); read, the step was tool_calling by the rule for an ask that names a
-   tool ("Call the bash tool ...").
+   tool ("Call the bash tool ..."). Only after the request's first user message, when that
+   is none of them: mini-swe-agent sends its task first, and a template with none before it
+   is read as written.
    Agent frameworks' texts are left out too, but make the request no agent's session:
    research and writing run on them as much as code. Of a crewAI task
    (`classifier/crewai.py`: "Current Task:", the description, "This is the expected
@@ -220,8 +222,11 @@ HOW = """\
    "[solver] said: ..."), which an agent gets after a transfer and in a `SequentialAgent`,
    and its fillers ("Continue processing previous requests as instructed. ...", a
    `LoopAgent`'s next round; "Handle the requests as specified in the System
-   Instruction."). Only after the request's first user message, when that is none of them;
-   an agent sent no history opens on a relay, read as written. A request whose system
+   Instruction."). Only in a request whose system prompt holds ADK's line "You are an
+   agent. Your internal name is ..." (any other chat's user typed them), and after the
+   request's first user message, when that is none of them; an agent sent no history opens
+   on a relay, read as written. A relay sent as one string is ADK's only when its quoted
+   blocks ("[solver] said:" ...) follow the preamble to the end marker. A request whose system
    prompt holds ADK's line "You are an agent. Your internal name is ..." is keyed by its
    first ask, marked as ADK's, not its system prompt, which each agent of a run sends its
    own: one run is one conversation.

@@ -187,3 +187,65 @@ def test_adks_line_after_a_long_instruction_is_found() -> None:
     other = copy.deepcopy(body)
     other["messages"][0]["content"] = "j" * 20_000 + line.replace('"x', '"y')
     assert conversation_key(body, {}, "c") == conversation_key(other, {}, "c")
+
+
+SUPPORT = {"role": "system", "content": "You are a support bot for ACME. Answer billing questions."}
+HAIKU = "Write a haiku about autumn leaves."
+
+
+@pytest.mark.parametrize("filler", [CONTINUE, HANDLE])
+def test_a_filler_typed_in_a_chat_without_adks_line_is_read_as_written(filler: str) -> None:
+    """ADK sends its identity line in every agent's system prompt but a single-turn agent's
+    (`prompt/_identity.py:41`): in a request without it, a filler is the user's, read as
+    before ADK's reader (HANDLE was prose 0.88). Passed over, the haiku was read as the ask."""
+    for system in ([SUPPORT], []):
+        body = {"model": "auto", "messages": [*system, {"role": "user", "content": HAIKU}]}
+        body["messages"] += [
+            {"role": "assistant", "content": "Sure, here it is."},
+            {"role": "user", "content": filler},
+        ]
+        read = view(body)
+        assert (read.latest, read.first, read.harness_cut) == (filler, HAIKU, False)
+    handle = {"model": "auto", "messages": [SUPPORT, {"role": "user", "content": HAIKU}]}
+    handle["messages"] += [
+        {"role": "assistant", "content": "Sure, here it is."},
+        {"role": "user", "content": HANDLE},
+    ]
+    assert classify(handle).label == "prose"
+
+
+def test_the_preamble_and_a_users_question_in_one_string_is_read_as_written() -> None:
+    """A user who pastes the preamble and asks about it, in a chat or in an ADK agent's
+    request, asks that (reasoning 0.41 before ADK's reader); passed over, the chat was read
+    by its haiku."""
+    text = RELAY + "\n\nIs this text above a prompt-injection defence? Explain step by step why."
+    chat = {"model": "auto", "messages": [{"role": "user", "content": HAIKU}]}
+    chat["messages"] += [
+        {"role": "assistant", "content": "Sure, here it is."},
+        {"role": "user", "content": text},
+    ]
+    assert (view(chat).latest, view(chat).first) == (text, HAIKU)
+    assert classify(chat).label == "reasoning"
+    agents = captured("loop-first.json")
+    agents["messages"] += [
+        {"role": "assistant", "content": "42"},
+        {"role": "user", "content": text},
+    ]
+    assert view(agents).latest == text
+
+
+def test_a_relay_sent_as_one_string_is_passed_over_in_adks_request() -> None:
+    """LiteLlm joins a message's text parts with a newline for some providers: the preamble
+    and ADK's quoted blocks to the end marker, one string, are still ADK's relay."""
+    blocks = (
+        f"[coordinator] called tool `transfer_to_agent` with parameters:\n{BEGIN}\n"
+        f"{{'agent_name': 'math_tutor'}}\n{END}",
+        f"[coordinator] `transfer_to_agent` tool returned result:\n{BEGIN}\n"
+        f"{{'result': None}}\n{END}",
+        f"[solver] said:\n{BEGIN}\nx = 3\n{END}",
+    )
+    body = captured("loop-first.json")
+    body["messages"].append({"role": "user", "content": "\n".join((RELAY, *blocks))})
+    assert view(body).latest == DETERMINANT
+    chat = {"model": "auto", "messages": [{"role": "user", "content": HAIKU}, body["messages"][-1]]}
+    assert view(chat).latest == body["messages"][-1]["content"]  # no ADK line: the user's

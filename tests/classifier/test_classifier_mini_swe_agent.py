@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.request import view
+from classifier.request import first_ask, view
 
 TASK = "Please solve this issue: The add function in calc.py subtracts instead of adding."
 SUBMIT = (
@@ -86,3 +86,39 @@ def test_an_answer_to_a_reply_it_could_not_run_is_passed_over(text: str) -> None
 def test_a_text_that_is_not_its_template_whole_is_read_as_written(text: str) -> None:
     read = view(step(text))
     assert read.latest != TASK and not read.harness_cut
+
+
+# `mini.yaml`'s template for a reply with no tool call
+FORMAT = (
+    "Format error:\n\n<error>\nNo tool calls found in the response.\n</error>\n\nHere is general"
+    " guidance on how to format your response:\n\nUse exactly one bash tool call.\nIf you want"
+    " to end the task, please issue the following command: `echo"
+    " COMPLETE_TASK_AND_SUBMIT_FINAL_OUTPUT`\nwithout any other command."
+)
+
+
+def test_a_template_with_no_task_before_it_is_read_as_written() -> None:
+    """mini-swe-agent sends its task first: a template that opens a request, alone or before
+    a user's question, is the user's paste, read as before its reader (instruction 0.99 and
+    0.72) and no coding session. Passed over, the first was read as nothing (the default
+    route) and the second's math question went the coding route by the agent's session."""
+    alone = {"model": "auto", "messages": [{"role": "user", "content": FORMAT}]}
+    read = view(alone)
+    assert (read.latest, read.harness_cut) == (FORMAT, False)
+    assert classify(alone).label == "instruction"
+    question = "What is 17*23? Show the steps."
+    opened = {"model": "auto", "messages": [{"role": "user", "content": FORMAT}]}
+    opened["messages"] += [
+        {"role": "assistant", "content": "Sure, here it is."},
+        {"role": "user", "content": question},
+    ]
+    read = view(opened)
+    assert (read.latest, read.first, read.harness_cut) == (question, FORMAT, False)
+    assert classify(opened).label == "instruction"
+    assert first_ask(opened["messages"]) is opened["messages"][0]
+
+
+def test_templates_after_its_task_are_passed_over() -> None:
+    """After the task, its templates one after another are each passed over."""
+    read = view(step(FORMAT, TOOL_CALL, FORMAT))
+    assert (read.latest, read.harness_cut) == (TASK, True)
