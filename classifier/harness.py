@@ -125,7 +125,8 @@ HARNESS_BLOCKS = {
     # before the last assistant message (`inject_moim`); its digits made an ask math 0.35
     "<info-msg>": "</info-msg>",
     # OpenHands: the workspace's context, a user message of its own after the first ask
-    # (`additional_info.j2`), and what a keyword recalls, another (`<EXTRA_INFO>`)
+    # (`additional_info.j2`), and what a keyword recalls, another (`<EXTRA_INFO>`; its SDK,
+    # 1.x, sends that as a second text part of the ask's message, `skill_knowledge_info.j2`)
     "<REPOSITORY_INFO>": "</REPOSITORY_INFO>",
     "<REPOSITORY_INSTRUCTIONS>": "</REPOSITORY_INSTRUCTIONS>",
     "<RUNTIME_INFORMATION>": "</RUNTIME_INFORMATION>",

@@ -56,7 +56,16 @@ _CODEX_TOOLS = (
 # search sub-agent offers glob, grep, ls, sourcegraph and view, of which only two were
 # known, and "Find where sync_dir is defined and explain what it does" was reasoning 0.54,
 # on the cloud (found in review); its agent, download, edit, fetch, todos, view and write
-# are plain words.
+# are plain words. The OpenHands Software Agent SDK's (1.x, `openhands-tools` 1.58.2: a
+# tool's name is its class's, snake-cased, without "Tool"): `get_default_agent` offers
+# terminal, file_editor and task_tracker, with the SDK's finish and think (words an app
+# may name a tool of its own); its planning agent (`tools/preset/planning.py`) glob, grep
+# and planning_file_editor; its gpt5 and gemini presets terminal and task_tracker with
+# apply_patch or read_file, known above. Knowing only the old CodeAct names,
+# "Why does main() return 0 even when the upload fails?" was reasoning 0.64, on the cloud,
+# where the same request with the old names was coding 0.87 (found in a live review).
+# `terminal` is a word, but one of a shell's: an app offering it runs commands, and two
+# more of these make a coding agent's harness.
 _OTHER_AGENTS_TOOLS = (
     "bash glob grep todowrite todoread webfetch websearch "
     "builtin_read_file builtin_edit_existing_file builtin_create_new_file "
@@ -69,6 +78,7 @@ _OTHER_AGENTS_TOOLS = (
     "developer__shell developer__text_editor developer__analyze developer__screen_capture "
     "developer__image_processor developer__list_windows "
     "execute_bash str_replace_editor execute_ipython_cell task_tracker "
+    "terminal file_editor planning_file_editor "
     "run_terminal_cmd codebase_search grep_search file_search "
     "read_files search_codebase run_commands fetch_web_content submit_and_exit "
     "team_spawn_teammate team_shutdown_teammate team_run_task team_cancel_run team_list_runs "

@@ -28,9 +28,11 @@ HOW = """\
    offer ("finish" among them), whatever the task.
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
-   no file edits), Goose's, OpenHands', Cursor's, the Cline CLI's and crush's too, or an agent's
-   text cut from the latest or the first ask, item 3) is coding work unless the ask
-   clearly is not: when the
+   no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
+   `file_editor`, `task_tracker`; its `finish` and `think` are words any app may name a tool,
+   and count for none), Cursor's, the Cline CLI's and crush's too, or an agent's text cut
+   from the latest or the first ask, item 3) is coding work unless the ask clearly is not:
+   when the
    model reads it as math, reasoning, prose or writing and those four together stay below
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
@@ -64,7 +66,9 @@ HOW = """\
    (Gemini CLI), `<environment_details>` and the nag for a tool use (Cline, Roo Code),
    `<info-msg>` (Goose), the workspace's
    context and recalled knowledge (OpenHands: `<REPOSITORY_INFO>`, `<RUNTIME_INFORMATION>`,
-   `<EXTRA_INFO>`...), the edit format's reminder Aider appends to the current message
+   `<EXTRA_INFO>`..., user messages of their own in its older versions; its SDK's
+   `<EXTRA_INFO>` is a second text part of the ask's message, its `<REPO_CONTEXT>` in the
+   system message), the edit format's reminder Aider appends to the current message
    (`classifier/aider.py`; its ask or context mode's, "Reply in English.", only when its
    system prompt ends with the same), and the few others `classifier/harness.py` names, at
    the start or end of a text are cut from it; a text an agent starts with a
@@ -102,8 +106,16 @@ HOW = """\
    Of crush's title call (`classifier/crush.py`: "Generate a concise title for the following
    content:", the ask, then an empty think block, after its title prompt ending
    " /no_think"), the ask inside is read; in another client's request the words are read
-   as written. The ask inside, and an Aider message without its mode's reminder, are what
-   the conversation key hashes and `explain` measures too (`latest_cut`, `first_cut`): one
+   as written. So is OpenHands' title call's (`classifier/openhands.py`: "Generate a title
+   (maximum 50 characters) for a conversation that starts with this message:", the ask,
+   then its order to pick an emoji, after its title prompt "You are a helpful assistant
+   that generates concise, descriptive titles for conversations with OpenHands."; read
+   whole, a poem's was instruction 0.59, an integral's coding 0.51). Its condenser's
+   summary request (the events in `<EVENT>` tags and "Now summarize the events using the
+   rules above.", after its prompt "You are maintaining a context-aware state summary for
+   an interactive agent.", or in one message with it) is no ask: the default route. The ask inside a
+   title call, and an Aider message without its mode's reminder, are what the
+   conversation key hashes and `explain` measures too (`latest_cut`, `first_cut`): one
    function gives all three an ask's content (`classifier.request.ask_content`).
    Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
    ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini

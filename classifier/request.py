@@ -9,12 +9,12 @@ Not every user message is an ask. Agents put their own texts in user turns
 tool messages: a user message with no words of the user's is passed over, for the latest
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
-reflections (`classifier.aider`), nor opencode's or Qwen Code's own messages
-(`classifier.opencode`, `classifier.qwen`); of crush's title call, the ask inside its
-fixed text is read (`classifier.crush`). Agent frameworks' texts (crewAI's, smolagents',
-DSPy's...) are read past to the user's task and their own messages passed over
-(`classifier.frameworks`), none making the request an agent's session
-(`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
+reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
+(`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
+OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`). Agent
+frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
+their own messages passed over (`classifier.frameworks`), none making the request an agent's
+session (`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
 (`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`). The
 history the OpenAI Agents SDK hands an agent, in an assistant message, holds the user's
 messages as its lines: they are the first and the latest ask when it opens the conversation
@@ -30,7 +30,17 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crush, dspy, frameworks, mini_swe_agent, opencode, qwen, smolagents
+from classifier import (
+    aider,
+    crush,
+    dspy,
+    frameworks,
+    mini_swe_agent,
+    opencode,
+    openhands,
+    qwen,
+    smolagents,
+)
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.tool_choice import forced, legacy_tools
@@ -235,14 +245,14 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own, or mini-swe-agent's answer to a reply it could not run), an agent framework's
-    (`classifier.frameworks.passed_over`), which makes the request no agent's session; None
-    for any other."""
+    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events),
+    an agent framework's (`classifier.frameworks.passed_over`), which makes the request no
+    agent's session; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
         return "agent"
-    if mini_swe_agent.passed_over(messages, index):
+    if mini_swe_agent.passed_over(messages, index) or openhands.passed_over(messages, index):
         return "agent"
     if frameworks.passed_over(messages, index):
         return "framework"
@@ -291,24 +301,27 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
 def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame, the task of a smolagents run wherever its request holds it, a
-    DSPy call's inputs... (`classifier.frameworks.task_ask`), the ask inside crush's title text
-    (`classifier.crush`), else without the reminder of Aider's ask or context mode
-    (`classifier.aider.without_mode_reminder`); any other as it is. What the classifier
-    reads of an ask (`view`), `explain` measures (`view_cut`) and the conversation key
-    hashes (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
-    call's key hashed the fixed words the classifier leaves out."""
+    DSPy call's inputs... (`classifier.frameworks.task_ask`), the ask inside crush's or
+    OpenHands' title text (`classifier.crush`, `classifier.openhands`), else without the
+    reminder of Aider's ask or context mode (`classifier.aider.without_mode_reminder`); any
+    other as it is. What the classifier reads of an ask (`view`), `explain` measures
+    (`view_cut`) and the conversation key hashes (`router.conversation.conversation_key`):
+    each cleaned it apart, and a crush title call's key hashed the fixed words the
+    classifier leaves out."""
     return _ask_content(message, messages)[0]
 
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    Aider's): not an agent framework's (`classifier.frameworks.task_ask`), no coding
-    agents' (`classifier.rules.agent_session`)."""
+    OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`), no
+    coding agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = frameworks.task_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)
+    if content is sent:
+        content = openhands.title_ask(message, messages)
     if content is sent:
         content = aider.without_mode_reminder(message, messages)
     return content, content is not sent

@@ -39,6 +39,7 @@ from tests.agent_shapes import (
     codex_body,
     goose_body,
     openhands_body,
+    openhands_sdk_body,
     openhands_user,
     queued,
     slash_command,
@@ -265,6 +266,18 @@ def test_openhands_workspace_context_and_recalled_knowledge_are_not_the_ask(
         openhands_body([ask, openhands_user(WORKSPACE), done, later, openhands_user(RECALLED)]),
         openhands_body([ask, done, later]),
     )
+
+
+def test_openhands_sdk_recalled_knowledge_is_not_the_ask(proxy: RunningRouter) -> None:
+    """The SDK (1.x) puts what a keyword recalls after the ask, in the same message, and its
+    tools (`terminal`, `file_editor`, `task_tracker`) say a coding agent's session: an unsure
+    ask is coding with or without the recalled text (without it, reasoning for the cloud,
+    found in a live review)."""
+    ask = "explain what sync_dir does"
+    served_as_plain(proxy, openhands_sdk_body(ask, recalled=True), openhands_sdk_body(ask))
+    plan = explained(proxy, "chat", openhands_sdk_body(ask, recalled=True))
+    assert plan["intent"]["label"] == "coding"
+    assert plan["classifier"]["rule"].startswith("agent_session: an agent's built-in tools")
 
 
 @pytest.mark.parametrize("mode", ["whole", "diff", "ask"])

@@ -71,7 +71,13 @@ from tests.agent_shapes.opencode import (
     OPENCODE_TOOLS,
     opencode_body,
 )
-from tests.agent_shapes.openhands import RECALLED, WORKSPACE, openhands_body, openhands_user
+from tests.agent_shapes.openhands import (
+    RECALLED,
+    WORKSPACE,
+    openhands_body,
+    openhands_sdk_body,
+    openhands_user,
+)
 
 __all__ = [
     "AGENTS_MD",
@@ -123,6 +129,7 @@ __all__ = [
     "goose_body",
     "opencode_body",
     "openhands_body",
+    "openhands_sdk_body",
     "openhands_user",
     "queued",
     "resumed_with",

@@ -1,0 +1,96 @@
+"""OpenHands' side calls: its title call, read by the ask inside, and its condenser's
+summary request, which asks nothing.
+
+The OpenHands Software Agent SDK (pypi `openhands-sdk` 1.58.2; 1.21.0 alike) sends two
+requests of its own beside an agent's turns, no tools, with the conversation's
+`prompt_cache_key`:
+
+- its title call (`openhands/sdk/conversation/title_utils.py:127-161`,
+  `generate_title_with_llm`): its title prompt as the system message (`TITLE_SYSTEM`...),
+  then one user message, "Generate a title (maximum 50 characters) for a conversation that
+  starts with this message:\\n\\n" (`TITLE_OPENING`), the first ask (its first 1,000
+  characters, then "...(truncated)"), then `TITLE_TAIL` and its list of emojis. Read
+  whole, the fixed words decided (a poem's title call was instruction 0.59, an
+  integral's coding 0.51), and a title call arriving before the agent's first turn
+  pinned a poem's conversation to `local` (found in a live review). So the ask inside is
+  read, as crush's title call's is (`classifier.crush`), and only after OpenHands' title
+  prompt;
+- its condenser's summary (`context/condenser/llm_summarizing_condenser.py:209-229`,
+  `LLMSummarizingCondenser._build_summary_messages`: 1.58.2's `summarizing_system.j2`
+  (`context/condenser/prompts/`) as the system message, then
+  `summarizing_events.j2`, the forgotten events in `<EVENT>` tags and its order,
+  `SUMMARY_END`; 1.21.0's `summarizing_prompt.j2`, both in one user message). Read as the
+  ask it was writing 0.59; it asks nothing of a user's (the user's words in it were asks of
+  their own turns), as opencode's compaction request (`classifier.opencode`): passed over,
+  the request takes the default route.
+
+Either makes the request an agent's session (`classifier.rules.agent_session`), as the
+agent's own turns are, by its built-in tools (`classifier.harness_tools`). The summary the
+condenser writes comes back in the agent's next turns as a user message of the model's
+words with no text of OpenHands' around it, and is read as an ask.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from classifier.message import one_text
+
+# `generate_title_with_llm`: how its system prompt opens, and its user text around the ask
+TITLE_SYSTEM = (
+    "You are a helpful assistant that generates concise, descriptive titles for conversations"
+    " with OpenHands."
+)
+TITLE_OPENING = re.compile(
+    r"Generate a title \(maximum \d{1,6} characters\) for a conversation that starts with"
+    r" this message:\n\n"
+)
+TITLE_TAIL = ".Also make sure to include ONE most relevant emoji at the start of the title."
+TRUNCATED = "...(truncated)"
+# How far past the opening the tail is looked for: the ask is cut at 1,000 characters
+TITLE_WITHIN = 1000 + len(TRUNCATED) + len(TITLE_TAIL)
+# The condenser's prompt: its opening (1.58.2's system message, 1.21.0's user message) and
+# the end of its events and order
+SUMMARY_OPENING = "You are maintaining a context-aware state summary for an interactive agent."
+EVENTS_OPENING = "<EVENT>\n"
+SUMMARY_END = "</EVENT>\n\n\nNow summarize the events using the rules above."
+
+
+def title_ask(message: object, messages: Sequence[Any]) -> object:
+    """The ask inside OpenHands' title text when `message` is its title call's user message
+    (the one after its title prompt), without "...(truncated)"; else the content as sent
+    (the very object)."""
+    sent = message.get("content") if isinstance(message, dict) else None
+    if len(messages) != 2 or messages[1] is not message:
+        return sent
+    text = one_text(message)
+    opening = TITLE_OPENING.match(text) if text is not None else None
+    if text is None or opening is None or not _opens(messages[0], TITLE_SYSTEM):
+        return sent
+    start = opening.end()
+    end = text.rfind(TITLE_TAIL, start, start + TITLE_WITHIN)
+    if end < 0:
+        return sent
+    ask = text[start:end]
+    return ask.removesuffix(TRUNCATED) if len(ask) == 1000 + len(TRUNCATED) else ask
+
+
+def passed_over(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is the events and order of OpenHands'
+    condenser: after its system prompt (1.58.2), or with its prompt in one (1.21.0)."""
+    text = one_text(messages[index])
+    if text is None or not text.endswith(SUMMARY_END):
+        return False
+    if text.startswith(SUMMARY_OPENING):
+        return True
+    return index == 1 and text.startswith(EVENTS_OPENING) and _opens(messages[0], SUMMARY_OPENING)
+
+
+def _opens(message: object, opening: str) -> bool:
+    """Whether `message` is a system message whose one text opens with `opening`."""
+    if not isinstance(message, dict) or message.get("role") != "system":
+        return False
+    text = one_text(message)
+    return text is not None and text.startswith(opening)
