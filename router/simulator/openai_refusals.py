@@ -353,18 +353,20 @@ def _metadata(value: Any, node: Metadata, param: str) -> None:
         raise _refusal(message, param, "object_above_max_properties")
     for key, entry in value.items():
         where = f"{param}.{key}"
-        if len(key) > node.key_chars:
-            message = (
-                f"Invalid property name in '{param}': '{key}' is too long. Expected a string"
-                f" with maximum length {node.key_chars}, but got a string with length"
-                f" {len(key)} instead."
-            )
-            raise _refusal(message, where, "property_name_above_max_length")
+        name_long = f"Invalid property name in '{param}': '{key}' is too long."
+        _at_most(key, node.key_chars, name_long, where, "property_name_above_max_length")
         if not isinstance(entry, str):
             raise _wrong_kind(entry, where, "a string")
-        if len(entry) > node.value_chars:
-            message = (
-                f"Invalid '{where}': string too long. Expected a string with maximum length"
-                f" {node.value_chars}, but got a string with length {len(entry)} instead."
-            )
-            raise _refusal(message, where, "string_above_max_length")
+        value_long = f"Invalid '{where}': string too long."
+        _at_most(entry, node.value_chars, value_long, where, "string_above_max_length")
+
+
+def _at_most(text: str, chars: int, opening: str, param: str, code: str) -> None:
+    """OpenAI's refusal of a string longer than `chars`, a metadata key's or value's: the
+    same words after `opening`, which says what is too long."""
+    if len(text) > chars:
+        message = (
+            f"{opening} Expected a string with maximum length {chars}, but got a string with"
+            f" length {len(text)} instead."
+        )
+        raise _refusal(message, param, code)
