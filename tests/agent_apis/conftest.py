@@ -1,8 +1,8 @@
 """The simulators and the router of the agent stack: one of each per test module
 (module-scoped), which a module may replace with its own `servers` or `proxy` fixture. Also
 a router whose backends speak chat only (`chat_proxy`: every agent API translated), one
-with the default routes (`default_proxy`), and the
-reasoning grace, shortened or lengthened."""
+with the default routes (`default_proxy`), one pinning conversations to their backend for
+the module's callers (`pinning`), and the reasoning grace, shortened or lengthened."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import pytest
 from router.config import parse
 from router.translate import keep_alive
 from tests.agent_apis.agent_stack import simulators, stack
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from tests.agent_apis.sticky_stack import keyed_config, sticky_router
+from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator
 
 
 @pytest.fixture(scope="module")
@@ -62,6 +63,20 @@ def chat_proxy(
     for backend in data["backends"]:
         backend["apis"] = ["chat"]
     with router(parse(data)) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def pinning(
+    request: pytest.FixtureRequest,
+    chat_sims: dict[str, Running],
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[RunningRouter, Collect]]:
+    """The router over `chat_sims`, conversations sticking to their backend, and a caller
+    for each key of the test module's `KEYS`: a conversation is scoped by its caller's key,
+    so a module's tests pin nothing another's send."""
+    tmp = tmp_path_factory.mktemp("pinning")
+    with sticky_router(keyed_config(chat_sims, tmp, request.module.KEYS)) as running:
         yield running
 
 

@@ -16,7 +16,6 @@ the caller's key, and no test's pin holds another's.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -25,8 +24,8 @@ import pytest
 from classifier.rules import TOOL_STEP
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served
-from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
-from tests.harness import Collect, Running, RunningRouter
+from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.harness import Collect, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "dspy-3.4.1"
 # Each ReAct run's requests in the order sent, and the intent of each: its steps must name a
@@ -49,19 +48,9 @@ def captured(name: str) -> dict[str, Any]:
     return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
 
 
-@pytest.fixture(scope="module")
-def sticky(
-    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, one key a test (`KEYS`): conversations
-    stick to their backend."""
-    with sticky_router(keyed_config(chat_sims, tmp_path_factory.mktemp("dspy"), KEYS)) as running:
-        yield running
-
-
 @pytest.mark.parametrize("run", RUNS)
 def test_a_react_run_is_one_conversation_on_one_backend(
-    sticky: tuple[RunningRouter, Collect], default_proxy: RunningRouter, run: str
+    pinning: tuple[RunningRouter, Collect], default_proxy: RunningRouter, run: str
 ) -> None:
     """Two steps and the extract step: one conversation in the ledger, one backend; the
     steps tool_calling, the extract step the task's intent, served where the run is
@@ -69,8 +58,8 @@ def test_a_react_run_is_one_conversation_on_one_backend(
     task, intent = RUNS[run]
     bodies = [captured(f"{run}-{kind}.json") for kind in ("step-1", "step-2", "extract")]
     assert len({b["messages"][0]["content"] for b in bodies}) == 2  # the extract's own
-    headers = [pinned_headers(sticky, KEYS[run], body) for body in bodies]
-    rows = ledger_rows(sticky[0], [h["x-request-id"] for h in headers])
+    headers = [pinned_headers(pinning, KEYS[run], body) for body in bodies]
+    rows = ledger_rows(pinning[0], [h["x-request-id"] for h in headers])
     assert len(rows) == 3 and rows[0][1] is not None
     assert {row[1] for row in rows} == {rows[0][1]}
     assert [h["x-smf-intent"] for h in headers] == ["tool_calling", "tool_calling", intent]
@@ -83,14 +72,14 @@ def test_a_react_run_is_one_conversation_on_one_backend(
 
 
 def test_calls_of_a_compiled_program_are_conversations_of_their_own(
-    sticky: tuple[RunningRouter, Collect],
+    pinning: tuple[RunningRouter, Collect],
 ) -> None:
     """A program with demos asked for a haiku, then for a Python function: two
     conversations, each served where its ask goes, though both open with the same demos."""
     first, second = captured("demos-haiku.json"), captured("demos-python.json")
     assert first["messages"][:-1] == second["messages"][:-1]
-    headers = [pinned_headers(sticky, KEYS["demos"], body) for body in (first, second)]
-    rows = ledger_rows(sticky[0], [h["x-request-id"] for h in headers])
+    headers = [pinned_headers(pinning, KEYS["demos"], body) for body in (first, second)]
+    rows = ledger_rows(pinning[0], [h["x-request-id"] for h in headers])
     assert rows[0][1] != rows[1][1]
     assert [(h["x-smf-intent"], h["x-smf-backend"]) for h in headers] == [
         ("prose", "cloud"),

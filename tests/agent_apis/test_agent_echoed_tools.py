@@ -28,7 +28,6 @@ from openai.types.responses import (
 from openai.types.responses import response as response_types
 from openai.types.responses.namespace_tool import ToolFunction
 from openai.types.shared.custom_tool_input_format import Grammar
-from pydantic import BaseModel
 
 from router import echoed_fields
 from router.config import parse
@@ -37,6 +36,7 @@ from tests.agent_apis.stored_stack import client, config, seeded
 from tests.agent_apis.test_agent_namespaced_tools import SUB_AGENTS
 from tests.agent_shapes.codex import CODEX_TOOLS
 from tests.harness import Running, RunningRouter, router
+from tests.openai_types import field_names, literals, type_names
 
 FUNCTION: dict[str, Any] = {"type": "function", "name": "f", "parameters": {}}
 GRAMMAR = {"type": "grammar", "syntax": "lark", "definition": "start: /.+/"}
@@ -237,40 +237,16 @@ def test_the_simulator_standing_for_openai_echoes_what_it_takes(
 def test_the_closed_sets_are_the_sdks() -> None:
     """The tool types, tool fields and choices checked are those the `openai` SDK's types
     list: a field it adds is one the check must learn, and a value it drops is refused."""
-    assert set(echoed_fields.TOOL_TYPES) == _types(get_args(get_args(Tool)[0]))
+    assert set(echoed_fields.TOOL_TYPES) == type_names(get_args(get_args(Tool)[0]))
     choices = get_args(response_types.ToolChoice)
     assert set(echoed_fields.CHOICES) == set(get_args(ToolChoiceOptions))
-    assert set(echoed_fields.CHOICE_TYPES) == _types(choices)
-    assert set(echoed_fields.HOSTED_CHOICES) > _strings(ToolChoiceTypes, "type")
-    assert set(echoed_fields.CHOICE_MODES) == _strings(ToolChoiceAllowed, "mode")
-    assert set(echoed_fields.CALLERS) == _strings(FunctionTool, "allowed_callers")
-    assert set(echoed_fields.SYNTAXES) == _strings(Grammar, "syntax")
+    assert set(echoed_fields.CHOICE_TYPES) == type_names(choices)
+    assert set(echoed_fields.HOSTED_CHOICES) > literals(ToolChoiceTypes, "type")
+    assert set(echoed_fields.CHOICE_MODES) == literals(ToolChoiceAllowed, "mode")
+    assert set(echoed_fields.CALLERS) == literals(FunctionTool, "allowed_callers")
+    assert set(echoed_fields.SYNTAXES) == literals(Grammar, "syntax")
     named = {"type", "name", "allowed_callers"}
-    assert _fields(FunctionTool) == named | set(echoed_fields.FUNCTION_FIELDS)
-    assert _fields(ToolFunction) == named | set(echoed_fields.FUNCTION_FIELDS)
-    assert _fields(CustomTool) == named | {"format"} | set(echoed_fields.CUSTOM_FIELDS)
-    assert _fields(NamespaceTool) == {"type", "name", "description", "tools"}
-
-
-def _types(models: Any) -> set[str]:
-    found: set[str] = set()
-    for model in models:
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            found |= _strings(model, "type")
-    return found
-
-
-def _fields(model: type[BaseModel]) -> set[str]:
-    """A model's fields by the names JSON gives them (`async_` is `async`)."""
-    return {field.alias or name for name, field in model.model_fields.items()}
-
-
-def _strings(model: Any, field: str) -> set[str]:
-    return _literals(model.model_fields[field].annotation)
-
-
-def _literals(annotation: Any) -> set[str]:
-    found: set[str] = set()
-    for inner in get_args(annotation):
-        found |= {inner} if isinstance(inner, str) else _literals(inner)
-    return found
+    assert field_names(FunctionTool) == named | set(echoed_fields.FUNCTION_FIELDS)
+    assert field_names(ToolFunction) == named | set(echoed_fields.FUNCTION_FIELDS)
+    assert field_names(CustomTool) == named | {"format"} | set(echoed_fields.CUSTOM_FIELDS)
+    assert field_names(NamespaceTool) == {"type", "name", "description", "tools"}

@@ -15,21 +15,13 @@ of its own: a conversation is scoped by the caller's key, and no test's pin hold
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
 import pytest
 
+from tests.adk_runs import DETERMINANT, ROOTS, RUNS, SOLVE, captured
 from tests.agent_apis.served import served_as_read
-from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
-from tests.harness import Collect, Running, RunningRouter
+from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.harness import Collect, RunningRouter
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "google-adk-2.13.0"
-SOLVE = "Solve for x: 3x^2 - 12x + 9 = 0, and prove the roots are real."
-ROOTS = "Find all real roots of x^3 - 6x^2 + 11x - 6 = 0."
-DETERMINANT = "Compute the determinant of [[2,1],[7,4]]."
 # A request of ADK's own messages after the user's one ask, and that ask
 AFTER_THE_ASK = {
     "transfer-tutor.json": SOLVE,
@@ -37,33 +29,8 @@ AFTER_THE_ASK = {
     "sequential-checker.json": ROOTS,
     "loop-continue.json": DETERMINANT,
 }
-# Each run's requests in the order sent: all of them math, served by the cloud
-RUNS = {
-    "transfer": [
-        "transfer-coordinator.json",
-        "transfer-tutor.json",
-        "transfer-coordinator-turn2.json",
-        "transfer-tutor-turn2.json",
-    ],
-    "sequential": ["sequential-solver.json", "sequential-checker.json"],
-    "loop": ["loop-first.json", "loop-continue.json"],
-}
+# One key a run, each run served by the cloud
 KEYS = {name: f"sk-adk-{name}-5c1e" for name in RUNS}
-
-
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
-
-
-@pytest.fixture(scope="module")
-def pinning(
-    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, one key a run (`KEYS`): conversations
-    stick to their backend."""
-    tmp = tmp_path_factory.mktemp("google-adk")
-    with sticky_router(keyed_config(chat_sims, tmp, KEYS)) as running:
-        yield running
 
 
 @pytest.mark.parametrize("name", AFTER_THE_ASK)

@@ -14,15 +14,14 @@ conversation is scoped by the caller's key, and no other test's pin holds it.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.agent_apis.served import served_as_read, served_by_default
-from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
-from tests.harness import Collect, Running, RunningRouter
+from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.harness import Collect, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openhands-sdk-1.58.2"
 EXPLAIN = "Why does main() return 0 even when the upload fails?"
@@ -37,17 +36,6 @@ def captured(name: str, conversation: str | None = None) -> dict[str, Any]:
     if conversation is not None:
         body["prompt_cache_key"] = conversation
     return body
-
-
-@pytest.fixture(scope="module")
-def pinning(
-    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, a key of the tests' own (`KEYS`):
-    conversations stick to their backend."""
-    tmp = tmp_path_factory.mktemp("openhands")
-    with sticky_router(keyed_config(chat_sims, tmp, KEYS)) as running:
-        yield running
 
 
 @pytest.mark.parametrize("name", ["agent-explain.json", "agent-skill.json"])

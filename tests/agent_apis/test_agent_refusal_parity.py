@@ -37,8 +37,9 @@ from router.config import parse
 from tests.agent_apis.stored_stack import client, config, seeded
 from tests.agent_apis.test_agent_echoed_tools import FUNCTION, REFUSED
 from tests.agent_apis.test_agent_response_echoes import REFUSED as VALUES_REFUSED
-from tests.agent_apis.test_agent_response_echoes import SCHEMA, literals
+from tests.agent_apis.test_agent_response_echoes import SCHEMA
 from tests.harness import REPO, Running, RunningRouter, router
+from tests.openai_types import literals
 
 ASK = "Write a Python function that reverses a list."
 # The fields `router.echoed_fields` checks, which the simulator checks too (`store` and

@@ -15,13 +15,13 @@ import openai
 import pytest
 from openai.types.responses import Response, ResponseFormatTextConfig, ResponseTextConfig
 from openai.types.shared import Reasoning
-from pydantic import BaseModel
 
 from router import echoed_fields
 from router.config import parse
 from tests.agent_apis.echo_refusal import ASK, refused_before_any_backend
 from tests.agent_apis.stored_stack import client, config, seeded
 from tests.harness import Running, RunningRouter, router
+from tests.openai_types import literals
 
 SCHEMA = {"type": "object", "properties": {"name": {"type": "string"}}, "required": ["name"]}
 
@@ -153,15 +153,3 @@ def test_the_closed_sets_are_the_sdks() -> None:
     assert set(echoed_fields.FORMATS) == {
         literals(kind, "type").pop() for kind in get_args(get_args(ResponseFormatTextConfig)[0])
     }
-
-
-def literals(model: type[BaseModel], field: str) -> set[str]:
-    """The strings of the `Literal` a pydantic model's field holds (in an `Optional` too)."""
-    return _strings(model.model_fields[field].annotation)
-
-
-def _strings(annotation: Any) -> set[str]:
-    found: set[str] = set()
-    for inner in get_args(annotation):
-        found |= {inner} if isinstance(inner, str) else _strings(inner)
-    return found

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +26,8 @@ import pytest
 from classifier.clip import clip
 from classifier.rules import CODE_ANSWER
 from router.conversation import conversation_key
-from tests.agent_apis.sticky_stack import keyed_config, ledger_rows, pinned_headers, sticky_router
-from tests.harness import Collect, Running, RunningRouter
+from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.harness import Collect, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "smolagents-1.26.0"
 WEATHER = "What is the weather in Paris?"
@@ -53,28 +52,17 @@ def run_bodies(run: str) -> list[dict[str, Any]]:
     return [captured(f"{run}-{kind}.json") for kind in KINDS]
 
 
-@pytest.fixture(scope="module")
-def proxy(
-    chat_sims: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningRouter, Collect]]:
-    """The router over a vLLM `local` and a `cloud`, one key a test (`KEYS`): conversations
-    stick to their backend."""
-    tmp = tmp_path_factory.mktemp("smolagents")
-    with sticky_router(keyed_config(chat_sims, tmp, KEYS)) as running:
-        yield running
-
-
-def explained(proxy: tuple[RunningRouter, Collect], body: dict[str, Any]) -> dict[str, Any]:
+def explained(pinning: tuple[RunningRouter, Collect], body: dict[str, Any]) -> dict[str, Any]:
     """The classifier's part of what `POST /v1/router/explain` says of `body`."""
     headers = {"authorization": f"Bearer {KEYS['typed']}"}
-    reply = httpx.post(f"{proxy[0].root}/v1/router/explain", json=body, headers=headers)
+    reply = httpx.post(f"{pinning[0].root}/v1/router/explain", json=body, headers=headers)
     assert reply.status_code == 200, reply.text
     return dict(reply.json()["classifier"])
 
 
 @pytest.mark.parametrize("run", RUNS)
 def test_a_run_is_one_conversation_on_one_backend(
-    proxy: tuple[RunningRouter, Collect], run: str
+    pinning: tuple[RunningRouter, Collect], run: str
 ) -> None:
     """Plan, step, plan update, step, final answer: one conversation in the ledger, one
     backend, each step's intent that of its kind."""
@@ -82,42 +70,42 @@ def test_a_run_is_one_conversation_on_one_backend(
     bodies = run_bodies(run)
     assert bodies[0]["messages"][0]["role"] == "user"  # the plan: no system prompt
     assert len({json.dumps(b["messages"][0]) for b in bodies[1:]}) == 3  # three others
-    headers = [pinned_headers(proxy, KEYS[run], body) for body in bodies]
+    headers = [pinned_headers(pinning, KEYS[run], body) for body in bodies]
     ids = [h["x-request-id"] for h in headers]
-    rows = ledger_rows(proxy[0], ids)
+    rows = ledger_rows(pinning[0], ids)
     assert sorted(row[0] for row in rows) == sorted(ids)
     assert len({row[1] for row in rows}) == 1 and rows[0][1] is not None
     assert {row[3] for row in rows} == {h["x-smf-backend"] for h in headers} == {"local"}
     assert [h["x-smf-intent"] for h in headers] == intents
     # the key is the task's: each step reads it as the first ask, and as the latest
     for body in bodies:
-        read = explained(proxy, body)["read"]
+        read = explained(pinning, body)["read"]
         assert (read["latest_chars"], read["first_chars"]) == (len(task), 0)
     keys = {conversation_key(body, {}, "c") for body in bodies}
     assert len(keys) == 1
 
 
 def test_a_codeagents_math_task_is_coding_on_the_local_backend(
-    proxy: tuple[RunningRouter, Collect],
+    pinning: tuple[RunningRouter, Collect],
 ) -> None:
     """A CodeAgent's first step of "How many prime numbers are there below 100?": its reply
     must be code, so it is coding (local), though the model reads the task as math, as it
     does asked alone (cloud)."""
     body = captured("code-first-step.json")
     assert body["stop"] == ["Observation:", "Calling tools:", "</code>"] and "tools" not in body
-    headers = pinned_headers(proxy, KEYS["first"], body)
+    headers = pinned_headers(pinning, KEYS["first"], body)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("coding", "local")
-    why = explained(proxy, body)
+    why = explained(pinning, body)
     assert (why["source"], why["rule"]) == ("rule", CODE_ANSWER)
     assert why["model_intent"] == "math"
     alone = {"model": "auto", "messages": [{"role": "user", "content": PRIMES}]}
-    headers = pinned_headers(proxy, KEYS["first"], alone)
+    headers = pinned_headers(pinning, KEYS["first"], alone)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("math", "cloud")
 
 
 @pytest.mark.parametrize("system", [None, "You are a helpful assistant."])
 def test_new_task_typed_elsewhere_is_read_whole(
-    proxy: tuple[RunningRouter, Collect], system: str | None
+    pinning: tuple[RunningRouter, Collect], system: str | None
 ) -> None:
     """Without smolagents' system prompt, "New task:" is a user's words, and so is its
     planning prompt with words after its end: read as written, keyed as any chat is, and
@@ -128,11 +116,11 @@ def test_new_task_typed_elsewhere_is_read_whole(
         if system is not None:
             messages.insert(0, {"role": "system", "content": system})
         body = {"model": "auto", "messages": messages}
-        why = explained(proxy, body)
+        why = explained(pinning, body)
         assert (why["read"]["latest_chars"], why["rule"]) == (len(clip(text)), None)
         bare = copy.deepcopy(body)
         bare["messages"][-1]["content"] = PRIMES
         assert conversation_key(body, {}, "c") != conversation_key(bare, {}, "c")
     typed = {"model": "auto", "messages": [{"role": "user", "content": f"New task:\n{PRIMES}"}]}
-    headers = pinned_headers(proxy, KEYS["typed"], typed)
+    headers = pinned_headers(pinning, KEYS["typed"], typed)
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("math", "cloud")

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.agent_shapes.tools import function_tools
+
 CONTINUE_AGENT_SYSTEM = (
     "<important_rules>\n  You are in agent mode.\n\n  If you need to use multiple tools, you "
     "can call multiple read-only tools simultaneously.\n\n  Always include the language and "
@@ -30,17 +32,7 @@ _CONTINUE = (
     ("builtin_ls", "List files and folders in a given directory"),
     ("builtin_search_web", "Performs a web search, returning top results."),
 )
-CONTINUE_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": text,
-            "parameters": {"type": "object", "properties": {}},
-        },
-    }
-    for name, text in _CONTINUE
-]
+CONTINUE_TOOLS = function_tools(_CONTINUE, {})
 
 
 def continue_agent_body(ask: str) -> dict[str, Any]:

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.agent_shapes.tools import COMMAND, function_tools
+
 GOOSE_SYSTEM = (
     "You are a general-purpose AI agent called goose, created by Block, the parent company of "
     "Square, CashApp, and Tidal. goose is being developed as an open-source software project."
@@ -19,21 +21,14 @@ GOOSE_NOTE = (
     "Token usage: 18234 / 128000 (14%)\n\nCurrent tasks and notes:\n- [x] add --verbose flag\n"
     "- [ ] make tests pass\n</info-msg>"
 )
-GOOSE_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
-        },
-    }
-    for name, description in (
+GOOSE_TOOLS = function_tools(
+    (
         ("developer__shell", "Execute a command in the shell."),
         ("developer__text_editor", "Perform text editing operations on files."),
         ("todo__todo_write", "Overwrite the entire TODO content."),
-    )
-]
+    ),
+    COMMAND,
+)
 
 
 def goose_body(messages: list[dict[str, Any]]) -> dict[str, Any]:

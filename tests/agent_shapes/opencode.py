@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.agent_shapes.tools import function_tools
+
 OPENCODE_SYSTEM = (
     "You are opencode, an interactive CLI tool that helps users with software engineering "
     "tasks. Use the instructions below and the tools available to you to assist the user.\n\n"
@@ -33,17 +35,7 @@ _OPENCODE = (
     ("todoread", "Use this tool to read your todo list."),
     ("webfetch", "Fetches content from a specified URL."),
 )
-OPENCODE_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": text,
-            "parameters": {"type": "object", "properties": {}},
-        },
-    }
-    for name, text in _OPENCODE
-]
+OPENCODE_TOOLS = function_tools(_OPENCODE, {})
 
 
 def opencode_body(ask: str) -> dict[str, Any]:

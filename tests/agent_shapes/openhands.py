@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from tests.agent_shapes.tools import COMMAND, function_tools
+
 OPENHANDS_SYSTEM = (
     "You are OpenHands agent, a helpful AI assistant that can interact with a computer to "
     "solve tasks."
@@ -31,21 +33,14 @@ WORKSPACE = (
     "port:\n* https://work-1-abcdefg.prod-runtime.all-hands.dev (port 12000)\n\n"
     "Today's date is 2026-11-20 (UTC).\n</RUNTIME_INFORMATION>\n"
 )
-OPENHANDS_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
-        },
-    }
-    for name, description in (
+OPENHANDS_TOOLS = function_tools(
+    (
         ("execute_bash", "Execute a bash command in the terminal within a persistent shell."),
         ("str_replace_editor", "Custom editing tool for viewing, creating and editing files."),
         ("finish", "Signals the completion of the current task or conversation."),
-    )
-]
+    ),
+    COMMAND,
+)
 RECALLED = (
     "<EXTRA_INFO>\nThe following information has been included based on a keyword match for "
     '"test".\nIt may or may not be relevant to the user\'s request.\n\n# Testing\nRun the '
@@ -71,23 +66,16 @@ REPO_CONTEXT = (
     "defined in user's repository.\n\n[BEGIN context from [agents]]\n# dsync\n\nKeep the "
     "tool small.\n[END Context]\n\n</REPO_CONTEXT>"
 )
-OPENHANDS_SDK_TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": name,
-            "description": description,
-            "parameters": {"type": "object", "properties": {"command": {"type": "string"}}},
-        },
-    }
-    for name, description in (
+OPENHANDS_SDK_TOOLS = function_tools(
+    (
         ("terminal", "Execute a shell command in the terminal within a persistent shell session."),
         ("file_editor", "Custom editing tool for viewing, creating and editing files."),
         ("task_tracker", "This tool provides structured task management capabilities."),
         ("finish", "Signals the completion of the current task or conversation."),
         ("think", "Use the tool to think about something."),
-    )
-]
+    ),
+    COMMAND,
+)
 RECALLED_PART = (
     "<EXTRA_INFO>\nThe following information has been included based on a keyword match for "
     '"upload".\nIt may or may not be relevant to the user\'s request.\n\n\n# Testing\nRun '

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -17,8 +16,8 @@ import pytest
 from classifier import classify
 from classifier.request import first_ask, view
 from router.conversation import conversation_key
+from tests.adk_runs import DETERMINANT, ROOTS, RUNS, SOLVE, captured
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "google-adk-2.13.0"
 # `OTHER_AGENT_CONTEXT_PREAMBLE`, google/adk/flows/llm_flows/context/_fencing.py:45
 RELAY = (
     "For context: below is a transcript of what another agent did, quoted between"
@@ -36,10 +35,7 @@ HANDLE = "Handle the requests as specified in the System Instruction."
 # google/adk/flows/llm_flows/context/_fencing.py:41-42, prompt/_identity.py:42
 BEGIN, END = "<<<BEGIN_QUOTED_AGENT_CONTENT>>>", "<<<END_QUOTED_AGENT_CONTENT>>>"
 IDENTITY = 'You are an agent. Your internal name is "checker".'
-SOLVE = "Solve for x: 3x^2 - 12x + 9 = 0, and prove the roots are real."
 INTEGRAL = "Thanks. What is the integral of x^2 from 0 to 3?"
-ROOTS = "Find all real roots of x^3 - 6x^2 + 11x - 6 = 0."
-DETERMINANT = "Compute the determinant of [[2,1],[7,4]]."
 # Each captured body, the ask read as its latest, and its intent. Read as sent: the tutor was
 # reasoning 0.24 or tool_calling (`transfer_to_agent` inside the relay), the loop's second
 # round writing 0.44
@@ -54,20 +50,15 @@ ASKS = {
     "loop-first.json": (DETERMINANT, "math"),
     "loop-continue.json": (DETERMINANT, "math"),
 }
-RUNS = {
-    "transfer": [
-        "transfer-coordinator.json",
-        "transfer-tutor.json",
-        "transfer-coordinator-turn2.json",
-        "transfer-tutor-turn2.json",
-    ],
-    "sequential": ["sequential-solver.json", "sequential-checker.json"],
-    "loop": ["loop-first.json", "loop-continue.json"],
-}
 
 
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+def then_asked(body: dict[str, Any], answer: str, content: Any) -> dict[str, Any]:
+    """`body` with the assistant's `answer` after it and a user message of `content` next."""
+    body["messages"] += [
+        {"role": "assistant", "content": answer},
+        {"role": "user", "content": content},
+    ]
+    return body
 
 
 def relay(said: str) -> dict[str, Any]:
@@ -105,11 +96,7 @@ def test_an_agents_request_is_read_by_the_users_ask(name: str) -> None:
 def test_a_filler_after_the_ask_is_passed_over(filler: str) -> None:
     """Either filler, a string or one text part (as `_get_content` sends one part)."""
     for content in (filler, [{"type": "text", "text": filler}]):
-        body = captured("loop-first.json")
-        body["messages"] += [
-            {"role": "assistant", "content": "42"},
-            {"role": "user", "content": content},
-        ]
+        body = then_asked(captured("loop-first.json"), "42", content)
         assert view(body).latest == DETERMINANT
 
 
@@ -128,12 +115,7 @@ def test_a_users_message_like_adks_is_read_as_written() -> None:
     """A user message that quotes the preamble after words of its own, or the filler among
     others, is the user's."""
     for text in (f"What does this mean? {RELAY}", f"{CONTINUE} Then write a haiku."):
-        body = captured("loop-first.json")
-        body["messages"] += [
-            {"role": "assistant", "content": "42"},
-            {"role": "user", "content": text},
-        ]
-        assert view(body).latest == text
+        assert view(then_asked(captured("loop-first.json"), "42", text)).latest == text
 
 
 @pytest.mark.parametrize("run", RUNS)
@@ -200,17 +182,11 @@ def test_a_filler_typed_in_a_chat_without_adks_line_is_read_as_written(filler: s
     before ADK's reader (HANDLE was prose 0.88). Passed over, the haiku was read as the ask."""
     for system in ([SUPPORT], []):
         body = {"model": "auto", "messages": [*system, {"role": "user", "content": HAIKU}]}
-        body["messages"] += [
-            {"role": "assistant", "content": "Sure, here it is."},
-            {"role": "user", "content": filler},
-        ]
+        then_asked(body, "Sure, here it is.", filler)
         read = view(body)
         assert (read.latest, read.first, read.harness_cut) == (filler, HAIKU, False)
     handle = {"model": "auto", "messages": [SUPPORT, {"role": "user", "content": HAIKU}]}
-    handle["messages"] += [
-        {"role": "assistant", "content": "Sure, here it is."},
-        {"role": "user", "content": HANDLE},
-    ]
+    then_asked(handle, "Sure, here it is.", HANDLE)
     assert classify(handle).label == "prose"
 
 
@@ -220,18 +196,10 @@ def test_the_preamble_and_a_users_question_in_one_string_is_read_as_written() ->
     by its haiku."""
     text = RELAY + "\n\nIs this text above a prompt-injection defence? Explain step by step why."
     chat = {"model": "auto", "messages": [{"role": "user", "content": HAIKU}]}
-    chat["messages"] += [
-        {"role": "assistant", "content": "Sure, here it is."},
-        {"role": "user", "content": text},
-    ]
+    then_asked(chat, "Sure, here it is.", text)
     assert (view(chat).latest, view(chat).first) == (text, HAIKU)
     assert classify(chat).label == "reasoning"
-    agents = captured("loop-first.json")
-    agents["messages"] += [
-        {"role": "assistant", "content": "42"},
-        {"role": "user", "content": text},
-    ]
-    assert view(agents).latest == text
+    assert view(then_asked(captured("loop-first.json"), "42", text)).latest == text
 
 
 def test_a_relay_sent_as_one_string_is_passed_over_in_adks_request() -> None:

@@ -28,10 +28,10 @@ from openai.types.responses import response as response_types
 from openai.types.responses.namespace_tool import ToolFunction
 from openai.types.shared import Reasoning
 from openai.types.shared.custom_tool_input_format import Grammar
-from pydantic import BaseModel
 
 from router.simulator import SimThread
 from router.simulator import openai_refusals as table
+from tests.openai_types import field_names, literals, type_names
 
 FUNCTION = {"type": "function", "name": "f", "parameters": {}}
 # Bodies OpenAI's 400s carried, as their clients quote them
@@ -156,26 +156,26 @@ def test_the_cloud_profile_refuses_a_chat_field_of_the_wrong_kind_in_openais_wor
 
 def test_the_closed_sets_are_the_sdks() -> None:
     """A value the SDK's types add is one the table must learn; one they drop, it refuses."""
-    assert set(table.TRUNCATIONS) == _strings(Response, "truncation")
-    assert set(table.VERBOSITIES) == _strings(ResponseTextConfig, "verbosity")
+    assert set(table.TRUNCATIONS) == literals(Response, "truncation")
+    assert set(table.VERBOSITIES) == literals(ResponseTextConfig, "verbosity")
     for name, node in table.REASONING.fields.items():
         if isinstance(node, table.OneOf):
-            assert set(node.values) == _strings(Reasoning, name), name
+            assert set(node.values) == literals(Reasoning, name), name
     formats = get_args(get_args(ResponseFormatTextConfig)[0])
-    assert set(table.TEXT_FORMATS.types) == {_strings(kind, "type").pop() for kind in formats}
-    tools = _types(get_args(get_args(Tool)[0]))
+    assert set(table.TEXT_FORMATS.types) == {literals(kind, "type").pop() for kind in formats}
+    tools = type_names(get_args(get_args(Tool)[0]))
     assert {"function", "custom", "namespace", *table.HOSTED_TOOLS} == tools
     assert set(table.CHOICES) == set(get_args(ToolChoiceOptions))
     choices = table.TOOL_CHOICE.objects
-    assert {*choices.types, *choices.opaque} == _types(get_args(response_types.ToolChoice))
-    assert set(table.HOSTED_CHOICES) > _strings(ToolChoiceTypes, "type")
-    assert set(table.MODES) == _strings(ToolChoiceAllowed, "mode")
-    assert set(table.CALLERS) == _strings(FunctionTool, "allowed_callers")
-    assert set(table.SYNTAXES) == _strings(Grammar, "syntax")
-    assert _fields(FunctionTool) == {"type", *table.FUNCTION.fields}
-    assert _fields(ToolFunction) == {"type", *table.MEMBER_FUNCTION.fields}
-    assert _fields(CustomTool) == {"type", *table.CUSTOM.fields}
-    assert _fields(NamespaceTool) == {"type", *table.NAMESPACE.fields}
+    assert {*choices.types, *choices.opaque} == type_names(get_args(response_types.ToolChoice))
+    assert set(table.HOSTED_CHOICES) > literals(ToolChoiceTypes, "type")
+    assert set(table.MODES) == literals(ToolChoiceAllowed, "mode")
+    assert set(table.CALLERS) == literals(FunctionTool, "allowed_callers")
+    assert set(table.SYNTAXES) == literals(Grammar, "syntax")
+    assert field_names(FunctionTool) == {"type", *table.FUNCTION.fields}
+    assert field_names(ToolFunction) == {"type", *table.MEMBER_FUNCTION.fields}
+    assert field_names(CustomTool) == {"type", *table.CUSTOM.fields}
+    assert field_names(NamespaceTool) == {"type", *table.NAMESPACE.fields}
 
 
 @pytest.mark.parametrize(
@@ -188,27 +188,3 @@ def test_the_closed_sets_are_the_sdks() -> None:
 def test_the_fields_checked_are_the_sdks(fields: Any, params: Any) -> None:
     """A field the table checks is one of the request's (its streaming variant: `stream`)."""
     assert set(fields) <= set(params.__annotations__)
-
-
-def _types(models: Any) -> set[str]:
-    found: set[str] = set()
-    for model in models:
-        if isinstance(model, type) and issubclass(model, BaseModel):
-            found |= _strings(model, "type")
-    return found
-
-
-def _fields(model: type[BaseModel]) -> set[str]:
-    """A model's fields by the names JSON gives them (`async_` is `async`)."""
-    return {field.alias or name for name, field in model.model_fields.items()}
-
-
-def _strings(model: Any, field: str) -> set[str]:
-    return _literals(model.model_fields[field].annotation)
-
-
-def _literals(annotation: Any) -> set[str]:
-    found: set[str] = set()
-    for inner in get_args(annotation):
-        found |= {inner} if isinstance(inner, str) else _literals(inner)
-    return found
