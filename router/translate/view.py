@@ -13,13 +13,14 @@ tool input (`_unread_cut`), the router's placeholder for an attachment chat cann
 (the classifier would read it as the user's words), a Responses developer item after the
 conversation began (the backend gets it as a user turn, which the classifier would read as
 the ask: `instructions.without_later`), or a Messages system turn of Claude Code's own
-(its list of its agents and skills, after the first ask: `_claude_codes_system_turn`). A
-user turn's text blocks (a Responses user message's text parts) stay text parts, as the
-classifier reads them and as `_asks` asks of them (`turn_words`: each block with the one
-after it): joined into one text, as the backend gets them, an agent's notice that runs to
-its text's end took the blocks after it too ("Stop hook feedback:\n[check.sh]: exit 2", then
-"Why is my hook failing?", was no ask), while the view kept that turn as the latest ask and
-dropped the one before it past the tail (found in review).
+(its list of its agents and skills, or its environment, after the first ask:
+`_claude_codes_system_turn`). A user turn's text blocks (a Responses user message's text
+parts) stay text parts, as the classifier reads them and as `_asks` asks of them
+(`turn_words`: each block with the one after it): joined into one text, as the backend gets
+them, an agent's notice that runs to its text's end took the blocks after it too ("Stop
+hook feedback:\n[check.sh]: exit 2", then "Why is my hook failing?", was no ask), while the
+view kept that turn as the latest ask and dropped the one before it past the tail (found in
+review).
 """
 
 from __future__ import annotations
@@ -43,11 +44,16 @@ _NESTED = ("content", "output")  # where a turn or a tool result keeps its block
 _TEXT_TYPES = ("text", "input_text")  # a user's words, in Messages and in Responses
 # How Claude Code's own system turns start (`mid-conversation-system` beta; recorded of
 # 2.1.197: tests/fixtures/claude-code-2.1.197): the list of its agents (the list of its
-# skills after it), the list of its skills alone, and its note that the date changed
+# skills after it), the list of its skills alone, and its note that the date changed; of
+# 2.1.332 (tests/fixtures/claude-code-2.1.332), its environment (working directory, model,
+# date) on every request, the changes to it, and the list of its deferred tools before it
 CLAUDE_CODE_SYSTEM_TURNS = (
     "Available agent types for the Agent tool:",
     "The following skills are available for use with the Skill tool:",
     "The date has changed. Today's date is now ",
+    "# Environment\nYou have been invoked in the following environment: ",
+    "# Environment update\n",
+    "The following deferred tools are now available via ",
 )
 _CLAUDE_CODE_TURN = re.compile(
     r"\s{0,64}(?:<system-reminder>\s{0,64})?(?:"
@@ -180,11 +186,13 @@ def _claude_codes_system_turn(turn: object) -> bool:
     `system`), and the classifier read it as the latest ask: Claude Code (2.1.197, its
     `mid-conversation-system` beta) sends one after the first user message on every request,
     its agents' and skills' list, and "write a python function is_prime in primes.py" was
-    read by its 2,001 characters, tool_calling 0.9 (found in review). Left out of the view,
-    it is read by no one: not as the ask, nor in the conversation key or the ledger's prompt
-    text. Told by Claude Code's fixed wording, not by the role alone: another client's
-    system turn holds its own words ("Write a Python function that parses ISO 8601 dates"
-    after a greeting, a haiku ask alone), read as before (found in review)."""
+    read by its 2,001 characters, tool_calling 0.9 (found in review); 2.1.332 sends its
+    environment so, and a haiku's ask was read by its 840 characters, coding 0.95 (found in
+    review). Left out of the view, it is read by no one: not as the ask, nor in the
+    conversation key or the ledger's prompt text. Told by Claude Code's fixed wording, not
+    by the role alone: another client's system turn holds its own words ("Write a Python
+    function that parses ISO 8601 dates" after a greeting, a haiku ask alone), read as
+    before (found in review)."""
     if not isinstance(turn, dict) or turn.get("role") != "system":
         return False
     content = turn.get("content")
