@@ -119,6 +119,23 @@ def test_the_setup_message_is_no_ask(proxy: tuple[RunningRouter, Collect]) -> No
     assert (headers["x-smf-intent"], headers["x-smf-backend"]) == ("coding", "local")
 
 
+def test_0_24_4s_reminders_are_no_ask(proxy: tuple[RunningRouter, Collect]) -> None:
+    """0.24.4 sends no setup pair: one user message of five text parts, four
+    `<system-reminder>` blocks (skills, the setup text, its deferred tools, the date), then
+    the ask, read alone as coding (`tests/fixtures/qwen-code-0.24.4.md`). A guard of today's
+    reading, not a fix: it passed before it was written."""
+    body = json.loads((FIXTURES.parent / "qwen-code-0.24.4" / "first-turn.json").read_text())
+    parts = body["messages"][1]["content"]
+    assert [m["role"] for m in body["messages"]] == ["system", "user"]
+    assert [p["text"].startswith("<system-reminder>") for p in parts] == [True] * 4 + [False]
+    assert parts[1]["text"].startswith("<system-reminder>\n" + SETUP + "\nToday's date is ")
+    assert "reachable through `tool_search` and `tool_call`" in parts[2]["text"]
+    plan = explained(proxy, body)
+    assert plan["classifier"]["read"]["first_chars"] == 0
+    assert plan["classifier"]["read"]["latest_chars"] == len(parts[4]["text"]) == 102
+    assert plan["intent"]["label"] == "coding"
+
+
 def test_a_prose_ask_reads_as_it_would_without_the_setup_message(
     proxy: tuple[RunningRouter, Collect],
 ) -> None:
