@@ -44,10 +44,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any
 
-from classifier.message import one_text, per_text
+from classifier.message import after_first_user, one_text, per_text
 
 # `OTHER_AGENT_CONTEXT_PREAMBLE`: the first text part of a relay
 RELAY = (
@@ -80,20 +79,15 @@ _NAME = re.compile(r'[^"\n]{1,256}"\.')
 # How far into a system prompt the identity line is looked for: it follows the agent's
 # instruction, of any length. Past it, the agent's requests are keyed as any others are.
 WITHIN = 32_768
-# Messages looked through, at most, for a request's first user message
-_OPENING = 64
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is ADK's own (a relay or a filler: `_own`)
     in an ADK agent's request (`framed`), after the request's first user message, which is
-    not."""
+    not (`classifier.message.after_first_user`)."""
     if not _own(messages[index]) or not framed(messages):
         return False
-    for message in islice(messages, min(index, _OPENING)):
-        if isinstance(message, dict) and message.get("role") == "user":
-            return not _own(message)
-    return False
+    return after_first_user(messages, index, _own)
 
 
 def framed(messages: Sequence[Any]) -> bool:

@@ -1,18 +1,31 @@
-"""A chat message's one text: what an agent's fixed messages are matched against.
+"""A chat message's one text: what an agent's fixed messages are matched against; and the
+request's first user message, which some of them come only after.
 
 Agents' fixed user and assistant messages (Aider's pairs and examples, opencode's and Qwen
 Code's own: `classifier.aider`, `classifier.opencode`, `classifier.qwen`) are one text each,
 sent as a string or as one text part (an SDK may send it so, Qwen Code does, and Aider
 when it marks a message for Anthropic's prompt cache). Each module read it with a helper
 of its own, two of them alike but for what they gave back for no text; one reads it now.
+
+Some fixed user messages are a framework's only after its task, the request's first user
+message (ADK's relays and fillers, mini-swe-agent's answer to a reply it could not run):
+`after_first_user` tells whether a message comes after that one and that one is none of
+them, looking for it within the bound the first ask is looked for in (`SCAN_MESSAGES`,
+`classifier.request.first_ask`). Each module had that loop of its own, alike but for what it
+asked of the message (found in review).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Sequence
+from itertools import islice
+from typing import Any, TypeVar
 
 T = TypeVar("T")
+
+# How many of a request's first messages are read for its first user message, and for its
+# first ask (`classifier.request.first_ask`): bounded, however long the conversation.
+SCAN_MESSAGES = 64
 
 
 def one_text(message: object) -> str | None:
@@ -42,3 +55,14 @@ def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
         return answer
 
     return cached
+
+
+def after_first_user(messages: Sequence[Any], index: int, own: Callable[[object], bool]) -> bool:
+    """Whether `messages[index]` comes after the request's first user message (looked for
+    among the first `SCAN_MESSAGES`), and that message is not `own` (one of the framework's
+    fixed messages): a framework that sends its task first, always, sends its own texts only
+    after it, so one with no task before it is a user's paste, read as written."""
+    for message in islice(messages, min(index, SCAN_MESSAGES)):
+        if isinstance(message, dict) and message.get("role") == "user":
+            return not own(message)
+    return False

@@ -26,10 +26,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import after_first_user, one_text
 
 # The template's openings, each before `{{error}}`, and the heading of its guidance after it
 TOOL_CALL_ERROR = "Tool call error:\n\n<error>\n"
@@ -67,22 +66,19 @@ CUT = re.compile(
 # How far past the opening the guidance's heading is looked for: the error (an exception's
 # message, a tool's name the reply gave) is short
 WITHIN = 4096
-# Messages looked through, at most, for a request's first user message
-_OPENING = 64
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is mini-swe-agent's answer to a reply it
     could not run (`answers_format`), after the request's first user message (its task),
-    which is not."""
-    text = one_text(messages[index])
-    if text is None or not answers_format(text):
-        return False
-    for message in islice(messages, min(index, _OPENING)):
-        if isinstance(message, dict) and message.get("role") == "user":
-            first = one_text(message)
-            return first is None or not answers_format(first)
-    return False
+    which is not (`classifier.message.after_first_user`)."""
+    return _answers(messages[index]) and after_first_user(messages, index, _answers)
+
+
+def _answers(message: object) -> bool:
+    """Whether `message` is one text that `answers_format`."""
+    text = one_text(message)
+    return text is not None and answers_format(text)
 
 
 def answers_format(text: str) -> bool:

@@ -43,11 +43,11 @@ from classifier import (
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
+from classifier.message import SCAN_MESSAGES as SCAN_MESSAGES
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import tool_names
 
 SYSTEM_CHARS = 300
-SCAN_MESSAGES = 64
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
 # 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
 # what parsing those messages' JSON took). An agent's tool loop adds two or more messages a

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.request import first_ask, view
+from classifier.request import SCAN_MESSAGES, first_ask, view
 from router.conversation import conversation_key
 from tests.adk_runs import DETERMINANT, ROOTS, RUNS, SOLVE, captured
 
@@ -217,3 +217,16 @@ def test_a_relay_sent_as_one_string_is_passed_over_in_adks_request() -> None:
     assert view(body).latest == DETERMINANT
     chat = {"model": "auto", "messages": [{"role": "user", "content": HAIKU}, body["messages"][-1]]}
     assert view(chat).latest == body["messages"][-1]["content"]  # no ADK line: the user's
+
+
+@pytest.mark.parametrize(
+    ("before", "latest"), [(SCAN_MESSAGES - 1, DETERMINANT), (SCAN_MESSAGES, CONTINUE)]
+)
+def test_the_users_ask_is_looked_for_as_far_as_a_first_ask_is(before: int, latest: str) -> None:
+    """The user's ask before a filler is looked for among the first `SCAN_MESSAGES` messages,
+    as the first ask is (`classifier.message.after_first_user`, mini-swe-agent's bound too):
+    the last of them is found and the filler passed over; past them, the filler is read as
+    written, the search bounded however many messages open the request."""
+    body = captured("loop-continue.json")
+    body["messages"][:1] = body["messages"][:1] * before
+    assert view(body).latest == latest

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.request import first_ask, view
+from classifier.request import SCAN_MESSAGES, first_ask, view
 
 TASK = "Please solve this issue: The add function in calc.py subtracts instead of adding."
 SUBMIT = (
@@ -122,3 +122,14 @@ def test_templates_after_its_task_are_passed_over() -> None:
     """After the task, its templates one after another are each passed over."""
     read = view(step(FORMAT, TOOL_CALL, FORMAT))
     assert (read.latest, read.harness_cut) == (TASK, True)
+
+
+@pytest.mark.parametrize(("before", "latest"), [(SCAN_MESSAGES - 1, TASK), (SCAN_MESSAGES, FORMAT)])
+def test_its_task_is_looked_for_as_far_as_a_first_ask_is(before: int, latest: str) -> None:
+    """The task before a template is looked for among the first `SCAN_MESSAGES` messages, as
+    the first ask is (`classifier.message.after_first_user`, ADK's relays' bound too): the
+    last of them is found and the template passed over; past them, the template is read as
+    written, the search bounded however many messages open the request."""
+    opening = [SYSTEM] * before
+    body = {"model": "auto", "messages": [*opening, *step(FORMAT)["messages"][1:]]}
+    assert view(body).latest == latest
