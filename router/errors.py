@@ -11,6 +11,8 @@
     │   ├── InvalidValue             400  invalid_value: a string outside a closed set
     │   ├── InvalidType              400  invalid_type: a value of the wrong JSON kind
     │   ├── EmptyString              400  empty_string: a name that may not be empty
+    │   ├── EmptyArray               400  empty_array: an array that may not be empty
+    │   ├── IntegerBelowMinimum      400  integer_below_min_value: an output limit below it
     │   ├── MissingParameter         400  missing_required_parameter
     │   ├── TooManyProperties        400  object_above_max_properties
     │   ├── StringTooLong            400  string_above_max_length
@@ -123,6 +125,22 @@ class EmptyString(BadRequest):
     ("Invalid 'tools[0].name': empty string. ...", diegosouzapw/OmniRoute#707)."""
 
     code = "empty_string"
+
+
+class EmptyArray(BadRequest):
+    """An array OpenAI takes only non-empty (`messages`): its code, as its 400s quote it
+    ("Invalid 'messages': empty array. Expected an array with minimum length 1, but got an
+    empty array instead.", CopilotKit/CopilotKit#529)."""
+
+    code = "empty_array"
+
+
+class IntegerBelowMinimum(BadRequest):
+    """An integer under the least a field takes (`max_tokens: 0`): OpenAI's code for it, as
+    its 400s quote it ("Invalid 'max_tokens': integer below minimum value. Expected a value
+    >= 1, but got 0 instead.", it-at-m/mucgpt#608)."""
+
+    code = "integer_below_min_value"
 
 
 class MissingParameter(BadRequest):

@@ -13,7 +13,14 @@ from typing import Any
 import orjson
 
 from router.echoed_fields import check_echoed
-from router.errors import BadRequest, InvalidType
+from router.errors import BadRequest
+from router.field_refusals import (
+    below_minimum,
+    empty_array,
+    empty_string,
+    missing,
+    wrong_type,
+)
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
 from router.translate.native_responses import only_own_reasoning
@@ -97,14 +104,14 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
-        raise _wrong_type(store, "store", "a boolean")
+        raise wrong_type(store, "store", "a boolean")
     options = body.get("stream_options")
     if options is not None and not isinstance(options, dict):
-        raise _wrong_type(options, "stream_options", "an object")
+        raise wrong_type(options, "stream_options", "an object")
     if api == "chat":
         _validate_messages(body.get("messages"))
-    elif api == "completions" and not isinstance(body.get("prompt"), str | list):
-        raise BadRequest("'prompt' is required and must be a string or a list", param="prompt")
+    elif api == "completions":
+        _validate_prompt(body.get("prompt"))
     elif api == "messages":
         _validate_anthropic(body)
     elif api == "responses":
@@ -118,47 +125,40 @@ def _validate_stream(api: Api, body: dict[str, Any]) -> None:
         return
     if body["stream"] is None and api != "messages":
         return
-    raise _wrong_type(body["stream"], "stream", "a boolean")
+    raise wrong_type(body["stream"], "stream", "a boolean")
 
 
 def _validate_limits(api: Api, body: dict[str, Any]) -> None:
-    """Each output limit the API reads (`request_size.OUTPUT_LIMITS`) must be a positive
-    integer, the error naming it: a bad `max_completion_tokens` was called `max_tokens`
-    (found in review), and a stray chat field on a Messages body, which the router neither
-    reads nor translates, was refused (found in re-review). `max_output_tokens` is
-    Responses' own (`_validate_responses`)."""
+    """Each output limit the API reads (`request_size.OUTPUT_LIMITS`) must be an integer of
+    at least its least (`_least`), the error naming it: a bad `max_completion_tokens` was
+    called `max_tokens` (found in review), and a stray chat field on a Messages body, which
+    the router neither reads nor translates, was refused (found in re-review).
+    `max_output_tokens` is Responses' own (`_validate_responses`)."""
     if api == "responses":
         return
     for field in OUTPUT_LIMITS[api]:
-        _validate_limit(body.get(field), field)
+        _validate_limit(body.get(field), field, _least(api))
 
 
-def _validate_limit(value: Any, field: str) -> None:
-    """An output limit: an integer (a bool is none: JSON tells them apart), then positive."""
+def _least(api: Api) -> int:
+    """The least output limit the router takes: 1, as OpenAI and vLLM take for chat, and
+    Anthropic for Messages; 0 on completions, where `max_tokens: 0` with `echo` asks for the
+    prompt echoed with its log probabilities and nothing written, which OpenAI's API serves
+    and vLLM too (its `echo_without_generation`). Responses' is 1: OpenAI's floor of 16
+    output tokens is its models', which vLLM does not share, so its own 400 says it, passed
+    on, when a request asking fewer reaches it; the router's check is of what it needs."""
+    return 0 if api == "completions" else 1
+
+
+def _validate_limit(value: Any, field: str, least: int) -> None:
+    """An output limit: an integer (a bool is none: JSON tells them apart), then at least
+    `least`, each refused in OpenAI's words (`integer_below_min_value`)."""
     if value is None:
         return
     if not isinstance(value, int) or isinstance(value, bool):
-        raise _wrong_type(value, field, "an integer")
-    if value < 1:
-        raise BadRequest(f"'{field}' must be a positive integer", param=field)
-
-
-# A JSON value's kind as OpenAI's 400s name it ("but got a string instead"); a bool first:
-# it is an int to Python
-_KINDS: tuple[tuple[type, str], ...] = (
-    *((bool, "a boolean"), (int, "an integer"), (float, "a decimal number")),
-    *((str, "a string"), (list, "an array"), (dict, "an object")),
-)
-
-
-def _wrong_type(value: Any, param: str, expected: str) -> InvalidType:
-    """OpenAI's refusal of a value of the wrong JSON kind, in its words ("Invalid type for
-    'max_tokens': expected an integer, but got a string instead.", diffbot/code-gpt-docs#273;
-    `tools[0]`, `store`, `instructions`, `max_output_tokens` alike), with its code
-    `invalid_type`: the router's own words came with a null code."""
-    got = next((said for kind, said in _KINDS if isinstance(value, kind)), "null")
-    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
-    return InvalidType(message, param=param)
+        raise wrong_type(value, field, "an integer")
+    if value < least:
+        raise below_minimum(value, field, least)
 
 
 def validate_token_count(body: dict[str, Any]) -> None:
@@ -169,30 +169,48 @@ def validate_token_count(body: dict[str, Any]) -> None:
 
 
 def _validate_model(body: dict[str, Any]) -> None:
+    """`model`: a string, not empty; each refusal OpenAI's (`router.field_refusals`)."""
     model = body.get("model")
-    if not isinstance(model, str) or not model:
-        raise BadRequest("'model' is required and must be a non-empty string", param="model")
+    if model is None:
+        raise missing("model")
+    if not isinstance(model, str):
+        raise wrong_type(model, "model", "a string")
+    if not model:
+        raise empty_string("model")
+
+
+def _validate_prompt(prompt: Any) -> None:
+    """Completions' `prompt`: a string or an array (of strings, of token ids, of arrays of
+    them: the backend reads which), as OpenAI's API reference lists them."""
+    if prompt is None:
+        raise missing("prompt")
+    if not isinstance(prompt, str | list):
+        expected = "one of a string, array of strings, array of integers, or array of arrays"
+        raise wrong_type(prompt, "prompt", f"{expected} of integers")
 
 
 def _validate_tools(api: Api, body: dict[str, Any]) -> None:
     """`tools` is an array of objects, a refusal naming the element that is not, as OpenAI's
-    does (`tools[0]`); Responses calls them "tools" in its words, chat "objects"."""
+    does (`tools[0]`); Responses calls them "tools" in its words, chat "objects". An empty
+    one is the backend's to answer: OpenAI's chat refuses it (`empty_array`), and recent
+    vLLM, but agents send it and servers that take it (Ollama, older vLLM) serve it, and the
+    router reads nothing in it; a translated request's is left out of its chat body."""
     tools = body.get("tools")
     if tools is None:
         return
     if not isinstance(tools, list):
         said = "an array of tools" if api == "responses" else "an array of objects"
-        raise _wrong_type(tools, "tools", said)
+        raise wrong_type(tools, "tools", said)
     for index, tool in enumerate(tools):
         if not isinstance(tool, dict):
-            raise _wrong_type(tool, f"tools[{index}]", "an object")
+            raise wrong_type(tool, f"tools[{index}]", "an object")
 
 
 def _validate_anthropic(body: dict[str, Any]) -> None:
     """Anthropic requires `max_tokens`; content is a string or an array of blocks."""
     _validate_anthropic_shapes(body)
     if body.get("max_tokens") is None:
-        raise BadRequest("'max_tokens' is required", param="max_tokens")
+        raise missing("max_tokens")
 
 
 def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
@@ -208,14 +226,21 @@ def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
                     _bad_block(content, f"messages[{index}].content")
     system = body.get("system")
     if system is not None and not isinstance(system, str | list):
-        raise BadRequest("'system' must be a string or an array of blocks", param="system")
+        raise wrong_type(system, "system", _TEXT_OR_BLOCKS)
     choice = body.get("tool_choice")
-    if choice is not None and not (
-        isinstance(choice, dict) and isinstance(choice.get("type"), str)
-    ):
-        raise BadRequest(
-            "'tool_choice' must be an object with a string 'type'", param="tool_choice"
-        )
+    if choice is None:
+        return
+    if not isinstance(choice, dict):
+        raise wrong_type(choice, "tool_choice", "an object")
+    if choice.get("type") is None:
+        raise missing("tool_choice.type")
+    if not isinstance(choice["type"], str):
+        raise wrong_type(choice["type"], "tool_choice.type", "a string")
+
+
+# What a content or `system` is, a string or an array of parts, in OpenAI's words for chat's
+# content ("expected one of a string or array of objects", pydantic/pydantic-ai#2653)
+_TEXT_OR_BLOCKS = "one of a string or array of objects"
 
 
 def _bad_block(content: list[Any], where: str) -> None:
@@ -223,60 +248,72 @@ def _bad_block(content: list[Any], where: str) -> None:
     that is not one, naming it."""
     for index, block in enumerate(content):
         if not isinstance(block, dict):
-            raise BadRequest(f"'{where}[{index}]' must be an object", param=f"{where}[{index}]")
+            raise wrong_type(block, f"{where}[{index}]", "an object")
         if block.get("type") == "image" and not isinstance(block.get("source"), dict):
-            param = f"{where}[{index}].source"
-            raise BadRequest(f"'{param}' must be an object", param=param)
+            raise wrong_type(block.get("source"), f"{where}[{index}].source", "an object")
 
 
 def _validate_responses(body: dict[str, Any]) -> None:
-    items = body.get("input")
-    if not isinstance(items, str | list) or not items:
-        raise BadRequest("'input' must be a non-empty string or array", param="input")
-    if isinstance(items, list):
-        for index, item in enumerate(items):
-            if not isinstance(item, dict):
-                raise BadRequest("'input' items must be objects", param=f"input[{index}]")
-            content = item.get("content")
-            if content is not None and not isinstance(content, str | list):
-                param = f"input[{index}].content"
-                raise BadRequest(f"'{param}' must be a string or an array", param=param)
-        if only_own_reasoning(items):  # none is sent to a backend (`native_responses`)
-            raise BadRequest(
-                "'input' holds only reasoning items the router made, or references to them"
-                f" (ids starting {OWN_REASONING!r}), which are not sent to a backend: give it"
-                " a message",
-                param="input",
-            )
-    _validate_limit(body.get("max_output_tokens"), "max_output_tokens")
+    items = _validate_input(body.get("input"))
+    if isinstance(items, list) and only_own_reasoning(items):  # none is sent to a backend
+        raise BadRequest(  # (`native_responses`)
+            "'input' holds only reasoning items the router made, or references to them"
+            f" (ids starting {OWN_REASONING!r}), which are not sent to a backend: give it"
+            " a message",
+            param="input",
+        )
+    _validate_limit(body.get("max_output_tokens"), "max_output_tokens", _least("responses"))
     background = body.get("background")
     if background is not None and not isinstance(background, bool):
         # "false" read as true was refused as asking for a background run
-        raise _wrong_type(background, "background", "a boolean")
+        raise wrong_type(background, "background", "a boolean")
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
-        raise _wrong_type(instructions, "instructions", "a string")
+        raise wrong_type(instructions, "instructions", "a string")
     check_echoed(body)  # what the Response echoes, as OpenAI checks it
 
 
+def _validate_input(items: Any) -> str | list[Any]:
+    """Responses' `input`: a string or an array of objects, not empty (the router has
+    nothing to send without it), each item's `content` a string or an array; each refusal
+    OpenAI's (`router.field_refusals`)."""
+    if items is None:
+        raise missing("input")
+    if not isinstance(items, str | list):
+        raise wrong_type(items, "input", "one of a string or array of input items")
+    if items == "":
+        raise empty_string("input")
+    if isinstance(items, list):
+        _validate_items(items, "input", roles=False)
+    return items
+
+
 def _validate_messages(messages: Any) -> list[dict[str, Any]]:
-    """`messages` itself, once known to be a non-empty array of objects with a role."""
-    if not isinstance(messages, list) or not messages:
-        raise BadRequest("'messages' must be a non-empty array", param="messages")
-    for index, message in enumerate(messages):
-        if not isinstance(message, dict):
-            raise BadRequest(f"'messages[{index}]' must be an object", param=f"messages[{index}]")
-        if not isinstance(message.get("role"), str):
-            raise BadRequest(
-                f"'messages[{index}].role' must be a string", param=f"messages[{index}].role"
-            )
-        content = message.get("content")
-        if content is not None and not isinstance(content, str | list):
-            raise BadRequest(
-                f"'messages[{index}].content' must be a string, an array of parts or null",
-                param=f"messages[{index}].content",
-            )
+    """`messages` itself: a non-empty array of objects with a string role, each content a
+    string, an array of parts or null; each refusal OpenAI's (`router.field_refusals`)."""
+    if messages is None:
+        raise missing("messages")
+    if not isinstance(messages, list):
+        raise wrong_type(messages, "messages", "an array of objects")
+    _validate_items(messages, "messages", roles=True)
     return messages
+
+
+def _validate_items(items: list[Any], field: str, *, roles: bool) -> None:
+    """The items of `messages` (each with a string `role`) or `input`: at least one, each an
+    object whose `content`, if any, is a string or an array."""
+    if not items:
+        raise empty_array(field)
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise wrong_type(item, f"{field}[{index}]", "an object")
+        role = item.get("role")
+        if roles and not isinstance(role, str):
+            where = f"{field}[{index}].role"
+            raise missing(where) if role is None else wrong_type(role, where, "a string")
+        content = item.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise wrong_type(content, f"{field}[{index}].content", _TEXT_OR_BLOCKS)
 
 
 def request_id(headers: Any) -> str:

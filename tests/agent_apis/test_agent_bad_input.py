@@ -75,7 +75,7 @@ HI = [{"role": "user", "content": "hi"}]
         (
             "/v1/messages",
             {"model": "auto", "max_tokens": 9, "messages": HI, "tool_choice": {"type": ["any"]}},
-            "tool_choice",
+            "tool_choice.type",
         ),
         (
             "/v1/messages",

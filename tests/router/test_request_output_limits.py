@@ -61,7 +61,7 @@ def test_max_completion_tokens_wins_over_max_tokens_for_the_window(
 
 
 def _not_an_integer(field: str, got: str) -> str:
-    """OpenAI's words for a limit of the wrong JSON kind (`router.request._wrong_type`)."""
+    """OpenAI's words for a limit of the wrong JSON kind (`router.field_refusals`)."""
     return f"Invalid type for '{field}': expected an integer, but got {got} instead."
 
 
@@ -77,8 +77,9 @@ def _not_an_integer(field: str, got: str) -> str:
         (
             {"max_tokens": 10, "max_completion_tokens": 0},
             "max_completion_tokens",
-            "'max_completion_tokens' must be a positive integer",
-            None,
+            "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1,"
+            " but got 0 instead.",
+            "integer_below_min_value",
         ),
         (
             {"max_completion_tokens": 10, "max_tokens": True},
@@ -97,7 +98,8 @@ def test_a_limit_that_is_not_a_positive_integer_is_named(
 ) -> None:
     """`max_completion_tokens: "abc"` was refused as `'max_tokens' must be …`, naming a
     field the client had not sent (found in review); beside a valid `max_tokens` it went on
-    to the backend. A value of the wrong kind is OpenAI's `invalid_type`, in its words."""
+    to the backend. A value of the wrong kind is OpenAI's `invalid_type`, one below 1 its
+    `integer_below_min_value`, in its words (the latter's code was null)."""
     proxy, local, cloud = stack
     before = local.completions() + cloud.completions()
     reply = post(proxy, **limits)

@@ -1,0 +1,78 @@
+"""The router's refusal of a request field, in the words and with the codes of OpenAI's.
+
+The router checks the fields it reads itself (`router.request`), and a client of any API
+reads its refusal as it reads OpenAI's: the same `code` and `param`, and the same message,
+"Invalid type for 'messages': expected an array of objects, but got a string instead."
+(`invalid_type`), "Missing required parameter: 'messages[0].role'."
+(`missing_required_parameter`), "Invalid 'messages': empty array. ..." (`empty_array`),
+"Invalid 'model': empty string. ..." (`empty_string`), "Invalid 'max_tokens': integer below
+minimum value. ..." (`integer_below_min_value`); a Messages client gets them in Anthropic's
+envelope, which carries the message alone. The router's own words came with a null code
+(found in review). The simulator standing for OpenAI words its refusals from a table of its
+own (`router.simulator.openai_refusals`), never from these: a test compares the two.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.errors import (
+    EmptyArray,
+    EmptyString,
+    IntegerBelowMinimum,
+    InvalidType,
+    MissingParameter,
+)
+
+# A JSON value's kind as OpenAI's 400s name it ("but got a string instead"); a bool first:
+# it is an int to Python
+_KINDS: tuple[tuple[type, str], ...] = (
+    *((bool, "a boolean"), (int, "an integer"), (float, "a decimal number")),
+    *((str, "a string"), (list, "an array"), (dict, "an object")),
+)
+
+
+def wrong_type(value: Any, param: str, expected: str) -> InvalidType:
+    """A value of the wrong JSON kind ("Invalid type for 'max_tokens': expected an integer,
+    but got a string instead.", diffbot/code-gpt-docs#273; "Invalid type for
+    'messages[1].content': expected one of a string or array of objects, but got an object
+    instead.", pydantic/pydantic-ai#2653)."""
+    got = next((said for kind, said in _KINDS if isinstance(value, kind)), "null")
+    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    return InvalidType(message, param=param)
+
+
+def missing(param: str) -> MissingParameter:
+    """A field required and left out, or null ("Missing required parameter: 'model'." of
+    Responses, mattermost/mattermost-plugin-agents#476; `input[79].id`, openai/codex#6725).
+    OpenAI's chat API words a missing `model` otherwise ("you must provide a model
+    parameter", with a null `param` and `code`): the router names it as Responses does."""
+    return MissingParameter(f"Missing required parameter: '{param}'.", param=param)
+
+
+def empty_array(param: str) -> EmptyArray:
+    """An array that may not be empty (`messages`, CopilotKit/CopilotKit#529)."""
+    message = (
+        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an"
+        " empty array instead."
+    )
+    return EmptyArray(message, param=param)
+
+
+def empty_string(param: str) -> EmptyString:
+    """A string that may not be empty (a tool's name, diegosouzapw/OmniRoute#707)."""
+    message = (
+        f"Invalid '{param}': empty string. Expected a string with minimum length 1, but got an"
+        " empty string instead."
+    )
+    return EmptyString(message, param=param)
+
+
+def below_minimum(value: int, param: str, least: int) -> IntegerBelowMinimum:
+    """An integer under `least` ("Invalid 'max_tokens': integer below minimum value. Expected
+    a value >= 1, but got 0 instead.", it-at-m/mucgpt#608; -1, YSocialTwin/YClient#6)."""
+    message = (
+        f"Invalid '{param}': integer below minimum value. Expected a value >= {least}, but got"
+        f" {value} instead."
+    )
+    return IntegerBelowMinimum(message, param=param)

@@ -1,0 +1,197 @@
+"""The router's own refusal of a field it reads (`router.request`) is OpenAI's, word for word
+and with its code (`router.field_refusals`): a `max_tokens: 0`, a `messages: "hi"`, a
+`model: 5` were answered in the router's words with `"code": null` (found in review). The
+official SDKs against a running router whose backends are simulators; nothing reaches
+them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter, config_for, router, simulator
+
+HI: Any = [{"role": "user", "content": "hi"}]
+
+
+@pytest.fixture(scope="module")
+def stack(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Running]]:
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+        router(config_for({"local": local, "cloud": cloud}, tmp_path_factory.mktemp("f"))) as r,
+    ):
+        yield r, local
+
+
+def _sdk(proxy: RunningRouter) -> openai.OpenAI:
+    return openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
+
+
+def _refusal(ask: Callable[[], object]) -> tuple[str | None, str | None, str]:
+    """The `code`, `param` and message of the 400 `ask` met."""
+    with pytest.raises(openai.BadRequestError) as refused:
+        ask()
+    error = refused.value
+    assert error.type == "invalid_request_error"
+    body = error.body
+    assert isinstance(body, dict)
+    return error.code, error.param, body["message"]
+
+
+def _type(param: str, expected: str, got: str) -> tuple[str, str, str]:
+    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    return "invalid_type", param, message
+
+
+def _missing(param: str) -> tuple[str, str, str]:
+    return "missing_required_parameter", param, f"Missing required parameter: '{param}'."
+
+
+def _below(param: str, least: int, got: int) -> tuple[str, str, str]:
+    message = (
+        f"Invalid '{param}': integer below minimum value. Expected a value >= {least}, but got"
+        f" {got} instead."
+    )
+    return "integer_below_min_value", param, message
+
+
+def _empty(param: str, kind: str) -> tuple[str, str, str]:
+    message = (
+        f"Invalid '{param}': empty {kind}. Expected a{'n' if kind == 'array' else ''} {kind}"
+        f" with minimum length 1, but got an empty {kind} instead."
+    )
+    return f"empty_{kind}", param, message
+
+
+CONTENT = "one of a string or array of objects"
+CHAT: list[tuple[dict[str, Any], tuple[str, str, str]]] = [
+    # it-at-m/mucgpt#608, word for word
+    ({"max_tokens": 0}, _below("max_tokens", 1, 0)),
+    ({"max_tokens": -1}, _below("max_tokens", 1, -1)),  # YSocialTwin/YClient#6
+    ({"max_completion_tokens": 0}, _below("max_completion_tokens", 1, 0)),
+    # portkey.ai's error library quotes it
+    ({"messages": "hi"}, _type("messages", "an array of objects", "a string")),
+    ({"messages": {"role": "user"}}, _type("messages", "an array of objects", "an object")),
+    ({"messages": []}, _empty("messages", "array")),  # CopilotKit/CopilotKit#529
+    ({"messages": None}, _missing("messages")),
+    ({"messages": [42]}, _type("messages[0]", "an object", "an integer")),
+    ({"messages": [{"content": "x"}]}, _missing("messages[0].role")),
+    (
+        {"messages": [{"role": 1, "content": "x"}]},
+        _type("messages[0].role", "a string", "an integer"),
+    ),
+    # pydantic/pydantic-ai#2653
+    (
+        {"messages": [*HI, {"role": "user", "content": {}}]},
+        _type("messages[1].content", CONTENT, "an object"),
+    ),
+    ({"model": 5}, _type("model", "a string", "an integer")),
+    ({"model": ""}, _empty("model", "string")),
+    ({"model": None}, _missing("model")),  # mattermost/mattermost-plugin-agents#476
+]
+
+
+@pytest.mark.parametrize(("asked", "expected"), CHAT, ids=lambda v: str(v)[:50])
+def test_a_chat_field_is_refused_in_openais_words(
+    stack: tuple[RunningRouter, Running], asked: dict[str, Any], expected: tuple[str, ...]
+) -> None:
+    proxy, _ = stack
+    sdk = _sdk(proxy)
+    ask = lambda: sdk.chat.completions.create(model="auto", messages=HI, extra_body=asked)  # noqa: E731
+    assert _refusal(ask) == expected
+
+
+INPUT = "one of a string or array of input items"
+RESPONSES: list[tuple[dict[str, Any], tuple[str, str, str]]] = [
+    ({"max_output_tokens": 0}, _below("max_output_tokens", 1, 0)),
+    ({"input": {"role": "user"}}, _type("input", INPUT, "an object")),
+    ({"input": []}, _empty("input", "array")),
+    ({"input": ""}, _empty("input", "string")),
+    ({"input": None}, _missing("input")),
+    ({"input": ["hi"]}, _type("input[0]", "an object", "a string")),
+    ({"input": [{"role": "user", "content": 7}]}, _type("input[0].content", CONTENT, "an integer")),
+]
+
+
+@pytest.mark.parametrize(("asked", "expected"), RESPONSES, ids=lambda v: str(v)[:50])
+def test_a_responses_field_is_refused_in_openais_words(
+    stack: tuple[RunningRouter, Running], asked: dict[str, Any], expected: tuple[str, ...]
+) -> None:
+    proxy, _ = stack
+    sdk = _sdk(proxy)
+    ask = lambda: sdk.responses.create(model="auto", input="hi", extra_body=asked)  # noqa: E731
+    assert _refusal(ask) == expected
+
+
+PROMPT = "one of a string, array of strings, array of integers, or array of arrays of integers"
+
+
+@pytest.mark.parametrize(
+    ("asked", "expected"),
+    [
+        ({"max_tokens": -1}, _below("max_tokens", 0, -1)),
+        ({"prompt": {"text": "hi"}}, _type("prompt", PROMPT, "an object")),
+        ({"prompt": None}, _missing("prompt")),
+    ],
+    ids=lambda v: str(v)[:50],
+)
+def test_a_completions_field_is_refused_in_openais_words(
+    stack: tuple[RunningRouter, Running], asked: dict[str, Any], expected: tuple[str, ...]
+) -> None:
+    proxy, _ = stack
+    sdk = _sdk(proxy)
+    ask = lambda: sdk.completions.create(model="auto", prompt="hi", extra_body=asked)  # noqa: E731
+    assert _refusal(ask) == expected
+
+
+def test_completions_max_tokens_0_is_the_backends_to_answer(
+    stack: tuple[RunningRouter, Running],
+) -> None:
+    """`max_tokens: 0` with `echo` asks for the prompt's log probabilities alone, which
+    OpenAI's API and vLLM serve: the router refused it as not positive. It reaches the
+    backend now, which answers it (this simulator, as vLLM without `echo`, refuses it)."""
+    proxy, local = stack
+    before = local.completions("/v1/completions")
+    sdk = _sdk(proxy)
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.completions.with_raw_response.create(model="local", prompt="hi", max_tokens=0)
+    assert refused.value.response.headers["x-smf-backend"] == "local"
+    assert "max_tokens must be at least 1, got 0" in refused.value.message
+    assert local.completions("/v1/completions") == before + 1
+
+
+@pytest.mark.parametrize(
+    ("asked", "param", "message"),
+    [
+        ({"max_tokens": 0}, "max_tokens", _below("max_tokens", 1, 0)[2]),
+        ({"max_tokens": None}, "max_tokens", _missing("max_tokens")[2]),
+        ({"system": 5}, "system", _type("system", CONTENT, "an integer")[2]),
+        ({"messages": "hi"}, "messages", _type("messages", "an array of objects", "a string")[2]),
+        ({"tool_choice": "auto"}, "tool_choice", _type("tool_choice", "an object", "a string")[2]),
+        ({"tool_choice": {}}, "tool_choice.type", _missing("tool_choice.type")[2]),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "image", "source": "x"}]}]},
+            "messages[0].content[0].source",
+            _type("messages[0].content[0].source", "an object", "a string")[2],
+        ),
+    ],
+    ids=lambda v: str(v)[:50],
+)
+def test_a_messages_field_is_refused_in_anthropics_envelope_named_as_sent(
+    stack: tuple[RunningRouter, Running], asked: dict[str, Any], param: str, message: str
+) -> None:
+    """Anthropic's envelope carries a message and a type alone: the words name the field
+    as the Messages body does."""
+    proxy, _ = stack
+    claude = anthropic.Anthropic(base_url=proxy.root, api_key="x", max_retries=0)
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        claude.messages.create(model="auto", max_tokens=5, messages=HI, extra_body=asked)
+    body = refused.value.body
+    assert isinstance(body, dict) and body["type"] == "error"
+    assert body["error"] == {"type": "invalid_request_error", "message": message}
+    assert f"'{param}'" in message
