@@ -5,14 +5,15 @@ The cloud profile stands for OpenAI: a `truncation`, `metadata`, `reasoning`, `t
 `tools` or `tool_choice` OpenAI refuses, it refuses too, in OpenAI's error body
 (`{"error": {"message", "type": "invalid_request_error", "param", "code"}}`) and words;
 so a `store`, `background`, `stream`, `stream_options`, `instructions` or
-`max_output_tokens` of the wrong JSON kind, and on chat (`refuse_chat`) a `stream`,
-`store`, `max_tokens`, `max_completion_tokens`, `temperature`, `stream_options` or
-`tools` of one. The tables below are the simulator's own, written from OpenAI's API and
-not from the router's check of the same fields (`router.echoed_fields`, `router.request`):
-the cloud profile called that check, so a test comparing the router's refusal with the
-simulator's compared a check with itself, and a router check that drifted from OpenAI's
-went unseen. Now it is seen (`tests/agent_apis/test_agent_refusal_parity.py`). Nothing
-here comes from the router.
+`max_output_tokens` of the wrong JSON kind (or below 16), and on chat (`refuse_chat`) a
+`messages`, `stream`, `store`, `max_tokens`, `max_completion_tokens`, `temperature`,
+`stream_options` or `tools` of one, `messages` or `tools` empty, `messages` missing or a
+message without its `role`, an output limit below 1. The tables below are the simulator's
+own, written from OpenAI's API and not from the router's check of the same fields
+(`router.echoed_fields`, `router.request`): the cloud profile called that check, so a test
+comparing the router's refusal with the simulator's compared a check with itself, and a
+router check that drifted from OpenAI's went unseen. Now it is seen
+(`tests/agent_apis/test_agent_refusal_parity.py`). Nothing here comes from the router.
 
 Sources. The closed sets and the fields each tool takes are the `openai` SDK's types (3.57:
 `types/responses/response_create_params.py`, `function_tool.py`, `custom_tool.py`,
@@ -29,7 +30,16 @@ a boolean instead." (`invalid_type`); "Missing required parameter: 'tools[0].typ
 type for 'max_tokens': expected an integer, but got a string instead." (diffbot/
 code-gpt-docs#273), "... 'temperature': expected a decimal ...", "... 'tools': expected an
 array of objects ..." on chat, "... 'tools': expected an array of tools ..." and
-"... 'instructions': expected a string ..." on Responses, as their clients quote them. A
+"... 'instructions': expected a string ..." on Responses, as their clients quote them;
+"Invalid type for 'messages[1].content': expected one of a string or array of objects, but
+got an object instead." (pydantic/pydantic-ai#2653); "Invalid 'messages': empty array.
+Expected an array with minimum length 1, but got an empty array instead." (`empty_array`,
+CopilotKit/CopilotKit#529), in which words it refuses `tools: []` on chat too (dnakov/
+anon-kode#20; vllm-project/vllm#39780 names the code), though not on Responses, where the
+OpenAI Agents SDK sends it for an agent without tools (`tests/fixtures/openai-agents-*`);
+"Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0
+instead." (`integer_below_min_value`, it-at-m/mucgpt#608), and of
+`max_output_tokens` ">= 16, but got 10" (vectorize-io/hindsight#58). A
 JSON null is a field not asked, as OpenAI takes it of an optional field; a metadata value
 is a string.
 """
@@ -48,11 +58,12 @@ from router.simulator.errors import ApiError
 @dataclass(frozen=True)
 class Kind:
     """A value of one JSON kind (`said`: OpenAI's words for it); `filled`: a string that
-    may not be empty."""
+    may not be empty; `least`: the least an integer may be."""
 
     said: str
     kinds: tuple[type, ...]
     filled: bool = False
+    least: int | None = None
 
 
 @dataclass(frozen=True)
@@ -72,8 +83,11 @@ class Fields:
 
 @dataclass(frozen=True)
 class ListOf:
+    """An array of `item`s; `filled`: one that may not be empty."""
+
     item: Node
     said: str = "an array"
+    filled: bool = False
 
 
 @dataclass(frozen=True)
@@ -108,6 +122,8 @@ Node = Kind | OneOf | Fields | ListOf | Typed | Choice | Metadata
 STRING, BOOLEAN = Kind("a string", (str,)), Kind("a boolean", (bool,))
 OBJECT, DECIMAL = Kind("an object", (dict,)), Kind("a decimal", (int, float))
 INTEGER = Kind("an integer", (int,))
+# An output limit: at least 1 on chat; Responses' at least 16 (vectorize-io/hindsight#58)
+LIMIT, OUTPUT_LIMIT = Kind("an integer", (int,), least=1), Kind("an integer", (int,), least=16)
 NAME, ANYTHING = Kind("a string", (str,), filled=True), Kind("anything", (object,))
 
 TRUNCATIONS = ("auto", "disabled")
@@ -204,20 +220,29 @@ REQUEST = Fields(
         "stream": BOOLEAN,
         "stream_options": OBJECT,
         "instructions": STRING,
-        "max_output_tokens": INTEGER,
+        "max_output_tokens": OUTPUT_LIMIT,
     }
 )
-# The chat fields checked: the kind of each the `openai` SDK's `CompletionCreateParams` types
+# A chat message: its role required (its values are the backend's to check here), its
+# content a string or an array of parts
+MESSAGE = Fields(
+    {"role": ANYTHING, "content": Kind("one of a string or array of objects", (str, list))},
+    ("role",),
+)
+# The chat fields checked: the kind of each the `openai` SDK's `CompletionCreateParams`
+# types; `messages` and `tools` not empty
 CHAT = Fields(
     {
+        "messages": ListOf(MESSAGE, "an array of objects", filled=True),
         "stream": BOOLEAN,
         "stream_options": OBJECT,
         "store": BOOLEAN,
-        "max_tokens": INTEGER,
-        "max_completion_tokens": INTEGER,
+        "max_tokens": LIMIT,
+        "max_completion_tokens": LIMIT,
         "temperature": DECIMAL,
-        "tools": ListOf(OBJECT, "an array of objects"),
-    }
+        "tools": ListOf(OBJECT, "an array of objects", filled=True),
+    },
+    ("messages",),
 )
 
 
@@ -227,7 +252,8 @@ def refuse(body: dict[str, Any]) -> None:
 
 
 def refuse_chat(body: dict[str, Any]) -> None:
-    """Raise OpenAI's 400 for the first field of a chat `body` of the wrong kind."""
+    """Raise OpenAI's 400 for the first field of a chat `body` of the wrong kind, missing,
+    empty or below its least."""
     _check(body, CHAT, "")
 
 
@@ -280,14 +306,7 @@ def _is(value: Any, kind: Kind) -> bool:
 def _check(value: Any, node: Node, param: str) -> None:
     """Refuse `value`, found at `param`, where `node` says OpenAI does."""
     if isinstance(node, Kind):
-        if not _is(value, node):
-            raise _wrong_kind(value, param, node.said)
-        if node.filled and value == "":
-            message = (
-                f"Invalid '{param}': empty string. Expected a string with minimum length 1,"
-                " but got an empty string instead."
-            )
-            raise _refusal(message, param, "empty_string")
+        _kind(value, node, param)
     elif isinstance(node, OneOf):
         _one_of(value, node.values, param)
     elif isinstance(node, Fields):
@@ -295,6 +314,12 @@ def _check(value: Any, node: Node, param: str) -> None:
     elif isinstance(node, ListOf):
         if not isinstance(value, list):
             raise _wrong_kind(value, param, node.said)
+        if node.filled and not value:
+            message = (
+                f"Invalid '{param}': empty array. Expected an array with minimum length 1,"
+                " but got an empty array instead."
+            )
+            raise _refusal(message, param, "empty_array")
         for index, item in enumerate(value):
             _check(item, node.item, f"{param}[{index}]")
     elif isinstance(node, Typed):
@@ -309,6 +334,25 @@ def _check(value: Any, node: Node, param: str) -> None:
             raise _wrong_kind(value, param, expected)
     else:
         _metadata(value, node, param)
+
+
+def _kind(value: Any, node: Kind, param: str) -> None:
+    """A value of `node`'s kind; a string not empty if `filled`, an integer at least its
+    `least`."""
+    if not _is(value, node):
+        raise _wrong_kind(value, param, node.said)
+    if node.filled and value == "":
+        message = (
+            f"Invalid '{param}': empty string. Expected a string with minimum length 1,"
+            " but got an empty string instead."
+        )
+        raise _refusal(message, param, "empty_string")
+    if node.least is not None and value < node.least:
+        message = (
+            f"Invalid '{param}': integer below minimum value. Expected a value >="
+            f" {node.least}, but got {value} instead."
+        )
+        raise _refusal(message, param, "integer_below_min_value")
 
 
 def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:

@@ -62,6 +62,22 @@ CHAT_KINDS: list[dict[str, Any]] = [
     *({"tools": {"f": CHAT_TOOL}}, {"tools": [CHAT_TOOL, "lookup"]}),
     {"temperature": "hot"},  # not the router's check: OpenAI's answer, passed on
 ]
+# A chat body OpenAI refuses for the shape of `messages`, an output limit below 1, or an
+# empty `tools`: each the router's own refusal but the last, which it leaves to the backend
+# (many agents send it, and servers that serve it), answered in the same words. Each came
+# with a null code and the router's words (found in review); the simulator served `tools: []`
+CHAT_SHAPES: list[tuple[dict[str, Any], str]] = [
+    *(({"messages": "hi"}, "invalid_type"), ({"messages": {}}, "invalid_type")),
+    *(({"messages": []}, "empty_array"), ({"messages": None}, "missing_required_parameter")),
+    *(({"messages": [42]}, "invalid_type"), ({"tools": []}, "empty_array")),
+    ({"messages": [{"content": "x"}]}, "missing_required_parameter"),
+    ({"messages": [{"role": "user", "content": {"text": "x"}}]}, "invalid_type"),
+    *(
+        ({"max_tokens": 0}, "integer_below_min_value"),
+        ({"max_tokens": -3}, "integer_below_min_value"),
+    ),
+    ({"max_completion_tokens": 0}, "integer_below_min_value"),
+]
 CHAT_TAKEN: list[dict[str, Any]] = [
     *({"stream": False}, {"store": False}, {"max_tokens": 10}, {"max_completion_tokens": 10}),
     *({"temperature": 0.5}, {"tools": [CHAT_TOOL]}, {"stream": None}),
@@ -103,6 +119,9 @@ CASES: list[dict[str, Any]] = [
     *(asked for asked, param, _ in REFUSED if param != "tools[0].parameters"),
     *({field: value} for field, value, _ in VALUES_REFUSED if field in ECHOED),
     *KINDS,
+    # below 1, refused by both (OpenAI's floor is 16, and its own 400 tells a request asking
+    # fewer that reaches its Responses API: the router leaves it to the backend)
+    {"max_output_tokens": 0},
     *TAKEN,
 ]
 
@@ -206,3 +225,24 @@ def test_the_simulator_imports_none_of_the_routers_checks() -> None:
             for name in names:
                 assert not name.startswith(("router.echoed_fields", "router.errors")), path
                 assert not name.startswith("router.translate"), path
+
+
+@pytest.mark.parametrize(("asked", "code"), CHAT_SHAPES, ids=lambda asked: str(asked)[:60])
+def test_the_router_refuses_a_chat_body_of_the_wrong_shape_as_openai_does(
+    proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any], code: str
+) -> None:
+    """The whole refusal, its message and code too: the router's and the simulator's
+    standing for OpenAI alike."""
+    messages: Any = [{"role": "user", "content": ASK}]
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    expected = _refusal(
+        lambda: openai_sdk.chat.completions.create(
+            model="cloud-model", messages=messages, extra_body=asked
+        )
+    )
+    sdk = client(proxy)
+    refused = _refusal(
+        lambda: sdk.chat.completions.create(model="cloud", messages=messages, extra_body=asked)
+    )
+    assert refused == expected
+    assert expected["code"] == code, expected

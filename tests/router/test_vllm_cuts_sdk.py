@@ -112,7 +112,7 @@ def test_a_body_vllm_refuses_is_the_clients_400_from_local(
     client: openai.OpenAI, extra: dict[str, Any], says: str
 ) -> None:
     """The client's own mistake: passed through as vLLM said it, no fallback to the cloud,
-    which would have served it."""
+    which would have served all but `tools: []` (OpenAI refuses it too)."""
     with pytest.raises(openai.BadRequestError) as refused:
         client.chat.completions.with_raw_response.create(
             model="coding", messages=HELLO, max_tokens=5, extra_body=extra

@@ -100,28 +100,86 @@ QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
         "invalid_type",
         "Invalid type for 'store': expected a boolean, but got a string instead.",
     ),
+    (  # vectorize-io/hindsight#58
+        {"max_output_tokens": 10},
+        "max_output_tokens",
+        "integer_below_min_value",
+        "Invalid 'max_output_tokens': integer below minimum value. Expected a value >= 16, but"
+        " got 10 instead.",
+    ),
 ]
 CHAT_TOOL = {"type": "function", "function": {"name": "f", "parameters": {}}}
-CHAT_QUOTED: list[tuple[dict[str, Any], str, str]] = [
+CHAT_QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
     (  # diffbot/code-gpt-docs#273
         {"max_tokens": "1000"},
         "max_tokens",
+        "invalid_type",
         "Invalid type for 'max_tokens': expected an integer, but got a string instead.",
     ),
     (
         {"temperature": "0.7"},
         "temperature",
+        "invalid_type",
         "Invalid type for 'temperature': expected a decimal, but got a string instead.",
     ),
     (
         {"stream": "false"},
         "stream",
+        "invalid_type",
         "Invalid type for 'stream': expected a boolean, but got a string instead.",
     ),
     (
         {"tools": {"f": CHAT_TOOL}},
         "tools",
+        "invalid_type",
         "Invalid type for 'tools': expected an array of objects, but got an object instead.",
+    ),
+    (  # portkey.ai's error library
+        {"messages": "hi"},
+        "messages",
+        "invalid_type",
+        "Invalid type for 'messages': expected an array of objects, but got a string instead.",
+    ),
+    (  # pydantic/pydantic-ai#2653
+        {"messages": [{"role": "user", "content": "Hi"}, {"role": "user", "content": {}}]},
+        "messages[1].content",
+        "invalid_type",
+        "Invalid type for 'messages[1].content': expected one of a string or array of objects,"
+        " but got an object instead.",
+    ),
+    (  # CopilotKit/CopilotKit#529
+        {"messages": []},
+        "messages",
+        "empty_array",
+        "Invalid 'messages': empty array. Expected an array with minimum length 1, but got an"
+        " empty array instead.",
+    ),
+    (  # dnakov/anon-kode#20; vllm-project/vllm#39780 names the code
+        {"tools": []},
+        "tools",
+        "empty_array",
+        "Invalid 'tools': empty array. Expected an array with minimum length 1, but got an"
+        " empty array instead.",
+    ),
+    (  # it-at-m/mucgpt#608
+        {"max_tokens": 0},
+        "max_tokens",
+        "integer_below_min_value",
+        "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0"
+        " instead.",
+    ),
+    (
+        {"max_completion_tokens": -3},
+        "max_completion_tokens",
+        "integer_below_min_value",
+        "Invalid 'max_completion_tokens': integer below minimum value. Expected a value >= 1,"
+        " but got -3 instead.",
+    ),
+    (  # the words of a missing tool's type, of a message's role
+        {"messages": [{"content": "Hi"}]},
+        "messages[0].role",
+        "missing_required_parameter",
+        "Missing required parameter: 'messages[0].role'.",
     ),
 ]
 
@@ -139,19 +197,31 @@ def test_the_cloud_profile_refuses_in_openais_words(
     }
 
 
-@pytest.mark.parametrize(("asked", "param", "message"), CHAT_QUOTED)
-def test_the_cloud_profile_refuses_a_chat_field_of_the_wrong_kind_in_openais_words(
-    start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str, message: str
+@pytest.mark.parametrize(("asked", "param", "code", "message"), CHAT_QUOTED)
+def test_the_cloud_profile_refuses_a_chat_field_in_openais_words(
+    start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str, code: str, message: str
 ) -> None:
     """It streamed for `stream: "false"`, and refused a string `temperature` in vLLM's
-    words, where OpenAI refuses both as `invalid_type`."""
+    words, where OpenAI refuses both as `invalid_type`; it served `tools: []`, and refused
+    `max_tokens: 0` or `messages: []` with a null code, where OpenAI answers `empty_array`
+    and `integer_below_min_value`."""
     sim = start_sim(profile="cloud")
     sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
     hi: Any = [{"role": "user", "content": "Hi"}]
     with pytest.raises(openai.BadRequestError) as refused:
         sdk.chat.completions.create(model="tiny", messages=hi, extra_body=asked)
-    error = {"message": message, "type": "invalid_request_error", "param": param}
-    assert refused.value.response.json() == {"error": error | {"code": "invalid_type"}}
+    error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
+    assert refused.value.response.json() == {"error": error}
+
+
+def test_the_cloud_profile_takes_an_empty_tools_array_on_responses(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Only chat refuses `tools: []`: the OpenAI Agents SDK sends it on Responses for an
+    agent without tools (`tests/fixtures/openai-agents-0.24.0`)."""
+    sim = start_sim(profile="cloud")
+    sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
+    assert sdk.responses.create(model="tiny", input="Hi", tools=[]).status == "completed"
 
 
 def test_the_closed_sets_are_the_sdks() -> None:
