@@ -19,7 +19,7 @@ from classifier.mastra import without_working_memory
 from classifier.request import ask_content, first_ask
 from router.record import Api
 from router.stored_responses import conversation_of
-from router.translate.wire import TEXT_PARTS, content_text
+from router.translate.text_parts import content_text
 
 KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
 # Clock text (`clockless`): an ISO 8601 date, with a time and zone or without; a date with
@@ -228,5 +228,5 @@ def prompt_text(view: dict[str, Any]) -> str:
     messages: list[Any] = view.get("messages") or []
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            return content_text(_users_words(message, messages), "\n", TEXT_PARTS)
+            return content_text(_users_words(message, messages))
     return ""

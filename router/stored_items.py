@@ -76,6 +76,7 @@ from router.errors import BadRequest, BodyTooLarge
 from router.sticky import Table
 from router.translate.native_responses import own_reasoning
 from router.translate.responses_request import is_reference
+from router.translate.text_parts import part_text
 
 # The bytes of items kept, all callers together: the oldest kept go first past it.
 KEPT_BYTES = 64 * 1024 * 1024
@@ -178,11 +179,6 @@ def _end_slot(caller: str, item_id: str) -> str:
     return f"end\0{caller}\0{item_id}"
 
 
-# The content parts read as their text alone: their other fields (`annotations`, `logprobs`)
-# say how an answer was written, and an SDK writes them back its own way.
-TEXT_PARTS = ("input_text", "output_text", "text")
-
-
 def said(item: Any) -> Any:
     """What an input item says, however it is written: no `id`, `status` or null field, a
     message's `type` when left out, its text parts as their text (a string content too)."""
@@ -198,15 +194,16 @@ def said(item: Any) -> Any:
 
 
 def said_part(part: Any) -> Any:
-    """A content part: a text part as its text, any other as it is without its null fields.
+    """A content part: one that holds text as that text alone, as the translation reads it
+    (`text_parts.part_text`: a refusal's too), any other as it is without its null fields.
     A part no reader takes for text (no `text`, or none that is a string; a `type` that is
     no string) is compared as it came: it says what an item the router holds says only if
     written so there too. Read as text, one without it was a KeyError, and one whose `type`
     was a list a TypeError, a 500 (found in review)."""
     if not isinstance(part, dict):
         return part
-    kind, text = part.get("type"), part.get("text")
-    if kind in TEXT_PARTS and isinstance(text, str):  # a tuple: a list `type` is no key
+    text = part_text(part)
+    if text is not None:
         return text
     return {k: v for k, v in part.items() if v is not None}
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from router.translate.wire import TEXT_PARTS, content_text
+from router.translate.text_parts import content_text
 
 INSTRUCTING = ("developer", "system")
 LATER_ROLE = "user"
@@ -47,7 +47,7 @@ def leading(body: dict[str, Any], items: list[Any]) -> tuple[list[dict[str, Any]
     texts = [body["instructions"]] if isinstance(body.get("instructions"), str) else []
     held = 0
     while held < len(items) and instructs(items[held]):
-        texts.append(content_text(items[held].get("content"), "\n", TEXT_PARTS))
+        texts.append(content_text(items[held].get("content")))
         held += 1
     joined = "\n\n".join(text for text in texts if text)
     return ([{"role": "system", "content": joined}] if joined else []), held

@@ -4,7 +4,8 @@ Mapping: `instructions` and the leading `developer` or `system` items → one sy
 first, and a later developer or system item → a user message in its place (chat templates
 that refuse a system message anywhere but first, Qwen's: `router.translate.instructions`),
 or after the tool results when it came among them (`router.translate.after_results`);
-other input `message` items → chat messages; `function_call` items →
+other input `message` items → chat messages, of the text their parts hold (a refusal's
+words too: `router.translate.text_parts`); `function_call` items →
 assistant `tool_calls`; `function_call_output` → `tool` messages. Codex's freeform
 `custom` tools (apply_patch) become functions with one string argument `input`, their
 input's grammar told in the description (`custom_format`), and their calls and outputs map
@@ -56,7 +57,8 @@ from router import echoed_fields
 from router.translate import after_results, instructions
 from router.translate.custom_format import described
 from router.translate.namespaces import ChatNames, chat_names, flattened
-from router.translate.wire import MAX_TOKENS, TEXT_PARTS, content_text, streamed, tool_input
+from router.translate.text_parts import content_text, part_text
+from router.translate.wire import MAX_TOKENS, streamed, tool_input
 
 CUSTOM_PARAMETERS = {
     "type": "object",
@@ -265,8 +267,8 @@ def _parts(content: Any, placeholders: bool) -> list[dict[str, Any]]:
     for part in content if isinstance(content, list) else ():
         if not isinstance(part, dict):
             continue
-        if part.get("type") in TEXT_PARTS and isinstance(part.get("text"), str):
-            parts.append({"type": "text", "text": part["text"]})
+        if (text := part_text(part)) is not None:  # a refusal's too (`text_parts`)
+            parts.append({"type": "text", "text": text})
         elif (attached := _attachment(part, placeholders)) is not None:
             parts.append(attached)
     return parts
@@ -299,10 +301,10 @@ def _message(item: dict[str, Any], placeholders: bool, joined: bool = True) -> d
     role = item.get("role", "user")
     content = item.get("content")
     if instructions.instructs(item):  # a later one: the leading ones are the system message
-        text = content_text(content, "\n", TEXT_PARTS)  # not between calls and their results
+        text = content_text(content)  # not between calls and their results
         return after_results.held({"role": instructions.LATER_ROLE, "content": text})
     if isinstance(content, str) or role != "user":
-        return {"role": role, "content": content_text(content, "\n", TEXT_PARTS)}
+        return {"role": role, "content": content_text(content)}
     parts = _parts(content, placeholders)
     if joined and all(p["type"] == "text" for p in parts):
         return {"role": role, "content": "\n".join(p["text"] for p in parts)}

@@ -3,7 +3,6 @@ and stream fields."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
 from typing import Any
 
 import orjson
@@ -21,9 +20,6 @@ MAX_TOKENS = "max_tokens"
 # `max_tokens`, an incomplete Response for `max_output_tokens`; read as an end, a cut answer
 # reached Claude Code and Codex as complete.
 LIMIT_REASONS = frozenset({"length", "model_length"})
-
-# The Responses content parts that hold text (a message's, a tool output's).
-TEXT_PARTS = ("input_text", "output_text", "text", "refusal")
 
 
 def streamed(stream: bool | None) -> dict[str, Any]:
@@ -70,22 +66,21 @@ def final_usage(chunk: dict[str, Any], answering: bool) -> bool:
     return not chunk.get("choices") or not answering
 
 
-def content_text(content: Any, joined_by: str = "", kinds: Collection[str] = ("text",)) -> str:
+def content_text(content: Any, joined_by: str = "") -> str:
     """The text of a chat message's or delta's `content`: a string as it is, a list of
     parts (a user's `{"type": "text"}` parts; Mistral's Magistral models answer
     `[{"type": "thinking", "thinking": [...]}, {"type": "text", "text": "..."}]`, whole and
     streamed) as its text parts joined. Thinking parts are reasoning (`reasoning_text`), no
     part of the answer; anything else is no text (`str()` of the
     list was its repr). A reply's parts are pieces of one text; a user's are separate texts
-    (a reminder, then the ask), which `joined_by="\n"` keeps from running together. `kinds`:
-    the part types that hold text (Responses' are `input_text`, `output_text`, ...)."""
+    (a reminder, then the ask), which `joined_by="\n"` keeps from running together. A
+    Responses message's content is read by `text_parts.content_text`."""
     if isinstance(content, str):
         return content
     if not isinstance(content, list):
         return ""
-    texts = (
-        part.get("text") for part in content if isinstance(part, dict) and part.get("type") in kinds
-    )
+    parts = (part for part in content if isinstance(part, dict) and part.get("type") == "text")
+    texts = (part.get("text") for part in parts)
     return joined_by.join(text for text in texts if isinstance(text, str))
 
 

@@ -10,8 +10,18 @@ import pytest
 
 from router import request
 from router.errors import BadRequest, BodyTooLarge
-from router.stored_items import SENT_WHOLE, ChainBroken, Own, SizedTable, StoredItems, after, said
+from router.stored_items import (
+    SENT_WHOLE,
+    ChainBroken,
+    Own,
+    SizedTable,
+    StoredItems,
+    after,
+    said,
+    said_part,
+)
 from router.stored_responses import KEPT_S, StoredResponses
+from router.translate.responses_request import to_chat
 
 LIMIT = 1 << 20
 
@@ -296,3 +306,31 @@ def test_a_part_read_as_no_text_is_compared_as_it_came(part: dict[str, Any]) -> 
     written = {"role": "user", "content": [{**part, "annotations": None}], "id": "msg_9"}
     assert after([sent[0]], [written, result]) == [result]
     assert after([user("hi")], [written, result]) is None
+
+
+PARTS = {
+    "a text part": {"type": "input_text", "text": "hi"},
+    "an answer's, as an SDK writes it": {
+        "type": "output_text",
+        "text": "hi",
+        "annotations": [{"type": "url_citation", "url": "https://example.com"}],
+        "logprobs": None,
+    },
+    "a refusal": {"type": "refusal", "refusal": "I can't help with that."},
+    "a refusal with a text": {"type": "refusal", "text": "hi"},
+    "a summary": {"type": "summary_text", "text": "hi"},
+    "a text no string": {"type": "output_text", "text": ["hi"]},
+    "an image": {"type": "input_image", "image_url": "https://example.com/a.png"},
+}
+
+
+@pytest.mark.parametrize("part", PARTS.values(), ids=PARTS)
+def test_a_part_says_the_text_the_translation_tells_the_model(part: dict[str, Any]) -> None:
+    """One reading of which parts are text (`router.translate.text_parts`): an input sent
+    whole is compared by the text a part holds exactly where the translation tells the model
+    that text, and as it came where it tells none. The translation read a refusal's `text`
+    (none: an empty assistant turn) where the comparison took the part whole."""
+    (told,) = to_chat({"model": "m", "input": [{"role": "assistant", "content": [part]}]})[
+        "messages"
+    ]
+    assert said_part(part) == (told["content"] or {k: v for k, v in part.items() if v is not None})
