@@ -56,8 +56,8 @@ output); kept as nothing, the run's answer could not be continued by id, a 400 (
 running the Agents SDK). OpenAI keeps every stored response's input whole; the router keeps
 such a turn as the items after that response's output, and continues from that response:
 the conversation held once, whatever the turns, as for a turn continuing by id. Each item of
-the input is read for what it says (`said`): an SDK writes the router's items back in its
-own way (`logprobs: null` for `[]`, a `phase: null` added). A turn whose input begins with
+the input is read for what it says (`stored_said`): an SDK writes the router's items back in
+its own way (`logprobs: null` for `[]`, a `phase: null` added). A turn whose input begins with
 no such conversation (another server's answers, an edited history, one the router no
 longer holds) keeps only that it was sent whole (`SENT_WHOLE`): kept whole, a client that
 edits its history every turn held it again each turn, its square; continuing it by id is
@@ -74,9 +74,9 @@ import orjson
 
 from router.errors import BadRequest, BodyTooLarge
 from router.sticky import Table
+from router.stored_said import Held, after_held
 from router.translate.native_responses import own_reasoning
 from router.translate.responses_request import is_reference
-from router.translate.text_parts import part_text
 
 # The bytes of items kept, all callers together: the oldest kept go first past it.
 KEPT_BYTES = 64 * 1024 * 1024
@@ -159,6 +159,17 @@ class SizedTable(Table[bytes]):
         while self.bytes > self.max_bytes and self._entries:
             self._left(self._entries.popitem(last=False)[1][0])
 
+    def kept_again(self, key: str) -> bytes | None:
+        """What `key` holds, its age restarted and kept as the newest, as `remember` of the
+        same value does, without taking it out and counting its bytes out and in again: a
+        read of a conversation (`related`, `history`) keeps each of its turns and answers
+        again, thousands of entries for an agent's tool loop."""
+        value = self.get(key)
+        if value is not None:
+            self._entries[key] = (value, self.clock() + self.ttl_s)
+            self._entries.move_to_end(key)
+        return value
+
     def _left(self, value: bytes) -> None:
         self.bytes -= len(value)
 
@@ -179,52 +190,26 @@ def _end_slot(caller: str, item_id: str) -> str:
     return f"end\0{caller}\0{item_id}"
 
 
-def said(item: Any) -> Any:
-    """What an input item says, however it is written: no `id`, `status` or null field, a
-    message's `type` when left out, its text parts as their text (a string content too)."""
-    if not isinstance(item, dict):
-        return item
-    out = {k: v for k, v in item.items() if v is not None and k not in ("id", "status")}
-    if out.setdefault("type", "message") == "message":
-        content = out.get("content")
-        parts = [{"type": "input_text", "text": content}] if isinstance(content, str) else content
-        if isinstance(parts, list):
-            out["content"] = [said_part(part) for part in parts]
-    return out
+def _turn(own: Own, output: list[str]) -> bytes:
+    """A turn as kept: a line of what it continues and answered with (the ids of its output
+    items), then its own input, one JSON array, read only when needed (`stored_said`). No
+    newline is in what orjson writes (none indented, a string's escaped)."""
+    if own.whole:
+        return orjson.dumps({"whole": True})
+    reasoned = any(map(own_reasoning, own.items))
+    head = {
+        "previous": own.previous,
+        "output": output,
+        "count": len(own.items),
+        "reasoned": reasoned,
+    }
+    return orjson.dumps(head) + b"\n" + orjson.dumps(own.items)
 
 
-def said_part(part: Any) -> Any:
-    """A content part: one that holds text as that text alone, as the translation reads it
-    (`text_parts.part_text`: a refusal's too), any other as it is without its null fields.
-    A part no reader takes for text (no `text`, or none that is a string; a `type` that is
-    no string) is compared as it came: it says what an item the router holds says only if
-    written so there too. Read as text, one without it was a KeyError, and one whose `type`
-    was a list a TypeError, a 500 (found in review)."""
-    if not isinstance(part, dict):
-        return part
-    text = part_text(part)
-    if text is not None:
-        return text
-    return {k: v for k, v in part.items() if v is not None}
-
-
-def after(told: list[Any], items: list[Any]) -> list[Any] | None:
-    """The items of `items` after those that say `told`, in order (the router's own
-    reasoning passed over: no backend gets it); None when `items` does not begin so.
-
-    An item written as it was kept (the turn's own input, which the client sends back as it
-    did) is compared as it is, and read (`said`) only when it differs: read, every item of
-    an 8 MB conversation was copied twice, a third of a second on the event loop."""
-    at = 0
-    for index, item in enumerate(items):
-        if at == len(told):
-            return items[index:]
-        if own_reasoning(item):
-            continue
-        if item != told[at] and said(item) != said(told[at]):
-            return None
-        at += 1
-    return [] if at == len(told) else None
+def _told(turn: Held) -> list[Any]:
+    """A kept turn's items, parsed: its own input, then its answer."""
+    items: list[Any] = orjson.loads(turn.items)
+    return items + [orjson.loads(item) for item in turn.answer]
 
 
 def own_items(items: Any) -> list[Any]:
@@ -267,9 +252,7 @@ class StoredItems:
                     self.table.remember(_slot(caller, named), orjson.dumps(item))
                     kept.append(named)
         if own is not None and response_id and response_id != own.previous:
-            turn: dict[str, Any] = {"previous": own.previous, "input": own.items, "output": kept}
-            turn = {"whole": True} if own.whole else turn
-            self.table.remember(_turn_slot(caller, response_id), orjson.dumps(turn))
+            self.table.remember(_turn_slot(caller, response_id), _turn(own, kept))
             if kept and not own.whole:
                 ends = response_id.encode(errors="surrogatepass")
                 self.table.remember(_end_slot(caller, kept[-1]), ends)
@@ -286,20 +269,29 @@ class StoredItems:
                 continue
             response_id = ends.decode(errors="surrogatepass")
             try:
-                told = self.history(caller, response_id, limit)
+                turns = self._chain(caller, response_id, limit)
             except (ChainBroken, BodyTooLarge):
                 return SENT_WHOLE
-            rest = None if told is None else after(told, items)
+            rest = None if turns is None else after_held(reversed(turns), items)
             return SENT_WHOLE if rest is None else Own(response_id, rest, found=True)
         return SENT_WHOLE
 
     def history(self, caller: str, response_id: str, limit: int) -> list[Any] | None:
         """The conversation up to and with `caller`'s response `response_id`, oldest first:
         each turn's own input, then the items it answered with; None when the router holds
-        no such turn. Raises `ChainBroken` when a response it continues is no longer held,
-        and `BodyTooLarge` past `limit` bytes (`server.max_body_bytes`), as the conversation
+        no such turn. Raises as `_chain` does."""
+        turns = self._chain(caller, response_id, limit)
+        if turns is None:
+            return None
+        return [item for turn in reversed(turns) for item in _told(turn)]
+
+    def _chain(self, caller: str, response_id: str, limit: int) -> list[Held] | None:
+        """The turns of the conversation up to `caller`'s response `response_id`, newest
+        first, as kept (nothing of their input parsed); None when the router holds no such
+        turn. Raises `ChainBroken` when a response it continues is no longer held, and
+        `BodyTooLarge` past `limit` bytes (`server.max_body_bytes`), as the conversation
         sent whole would be."""
-        turns: list[list[Any]] = []
+        turns: list[Held] = []
         seen: set[str] = set()
         size = 0
         at: str | None = response_id
@@ -310,22 +302,24 @@ class StoredItems:
             raw = self._raw(_turn_slot(caller, at))
             if raw is None and at == response_id:
                 return None
-            turn: dict[str, Any] = orjson.loads(raw or b"{}")
+            head, _, items = (raw or b"{}").partition(b"\n")
+            turn: dict[str, Any] = orjson.loads(head)
             if turn.get("whole"):
                 raise ChainBroken(response_id, at, whole=True)
             answer = [self._raw(_slot(caller, named)) for named in turn.get("output", ())]
-            if raw is None or None in answer:
+            held = [item for item in answer if item is not None]
+            if raw is None or len(held) < len(answer):
                 raise ChainBroken(response_id, at)
-            size += len(raw) + sum(len(item or b"") for item in answer)
+            size += len(raw) + sum(map(len, held))
             if size > limit:
                 raise BodyTooLarge(
                     f"the conversation that previous_response_id {response_id!r} continues "
                     f"holds more than the limit of {limit} bytes",
                     param="previous_response_id",
                 )
-            turns.append(turn["input"] + [orjson.loads(item or b"null") for item in answer])
+            turns.append(Held(items, turn["count"], held, turn["reasoned"]))
             at = turn["previous"]
-        return [item for turn in reversed(turns) for item in turn]
+        return turns
 
     def expanded(self, body: dict[str, Any], caller: str, limit: int) -> dict[str, Any]:
         """`body` with each reference to an item the router made for `caller` as that item,
@@ -369,10 +363,7 @@ class StoredItems:
 
     def _raw(self, slot: str) -> bytes | None:
         """What the table holds at `slot`, as kept, and kept again."""
-        kept = self.table.get(slot)
-        if kept is not None:
-            self.table.remember(slot, kept)
-        return kept
+        return self.table.kept_again(slot)
 
     def resize(self, ttl_s: float, max_entries: int) -> None:
         self.table.resize(ttl_s, max_entries)

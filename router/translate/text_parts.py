@@ -1,7 +1,7 @@
 """Which parts of a Responses message's content are text, and the text each holds: the one
 reading of the translation to chat (`responses_request`, `instructions`), of the prompt the
 ledger keeps (`router.conversation.prompt_text`) and of the comparison of an input sent
-whole with the conversation the router keeps (`router.stored_items.said`).
+whole with the conversation the router keeps (`router.stored_said.said`).
 
 A text part (`input_text`, `output_text`, `text`) holds its `text`; a refusal part holds its
 `refusal` (OpenAI's `ResponseOutputRefusal`, which the router makes of a chat backend's

@@ -10,17 +10,9 @@ import pytest
 
 from router import request
 from router.errors import BadRequest, BodyTooLarge
-from router.stored_items import (
-    SENT_WHOLE,
-    ChainBroken,
-    Own,
-    SizedTable,
-    StoredItems,
-    after,
-    said,
-    said_part,
-)
+from router.stored_items import SENT_WHOLE, ChainBroken, Own, SizedTable, StoredItems
 from router.stored_responses import KEPT_S, StoredResponses
+from router.stored_said import after, said, said_part
 from router.translate.responses_request import to_chat
 
 LIMIT = 1 << 20
@@ -66,6 +58,22 @@ def test_the_bytes_held_are_bounded_oldest_out_and_counted_out_however_they_leav
     assert (len(table), table.bytes) == (1, 2)
     table.resize(0.0, 1)  # kept for no time: nothing
     assert (len(table), table.bytes) == (0, 0)
+
+
+def test_an_entry_kept_again_is_the_newest_its_bytes_counted_once() -> None:
+    """As `remember` of the same value: its age restarts and it goes out last."""
+    clock = Clock()
+    table = SizedTable(10.0, 100, 10, clock)
+    table.remember("a", b"1234")
+    clock.now = 5.0
+    table.remember("b", b"1234")
+    clock.now = 8.0
+    assert table.kept_again("a") == b"1234" and table.bytes == 8
+    clock.now = 16.0  # b's 10 s are up, not a's, kept again at 8
+    assert (table.kept_again("b"), table.kept_again("a"), table.bytes) == (None, b"1234", 4)
+    table.remember("c", b"1234")
+    table.remember("d", b"1234")  # 12 > 10: the least recently kept goes, a
+    assert (table.kept_again("a"), table.kept_again("missing"), table.bytes) == (None, None, 8)
 
 
 def test_a_reference_is_its_callers_item_and_the_routers_reasoning_none() -> None:
@@ -334,3 +342,57 @@ def test_a_part_says_the_text_the_translation_tells_the_model(part: dict[str, An
         "messages"
     ]
     assert said_part(part) == (told["content"] or {k: v for k, v in part.items() if v is not None})
+
+
+def read_whole(items: StoredItems, body: list[Any]) -> Own:
+    """`related` as it read before: the response the input's last item the router made
+    ends, the whole conversation up to it parsed (`history`), then `after`."""
+    for item in reversed(body):
+        ends = items.table.get(f"end\0alice\0{item.get('id')}")
+        if ends is not None:
+            told = items.history("alice", ends.decode(), LIMIT)
+            rest = None if told is None else after(told, body)
+            return SENT_WHOLE if rest is None else Own(ends.decode(), rest, found=True)
+    return SENT_WHOLE
+
+
+def test_an_input_sent_whole_is_read_a_kept_turn_at_a_time_as_if_read_whole() -> None:
+    """`related` compares a kept turn at a time (its own input as the bytes kept first) and
+    stops at the first item that differs; its answer is the one `after` gives reading the
+    whole conversation held (`history`), whatever the client changed, left out or added:
+    the router's reasoning among the items, a turn with no input, a key order of its own."""
+    items = StoredItems(KEPT_S, 100, Clock())
+    call = {"type": "function_call", "id": "fc_2", "call_id": "c", "name": "f", "arguments": "{}"}
+    result = {"type": "function_call_output", "call_id": "c", "output": "1"}
+    reasoning = {"type": "reasoning", "id": "rs_smf_1", "summary": []}
+    turns = [([user("one"), user("two")], message("msg_1")), ([], call), ([result], message("m"))]
+    previous = None
+    conversation: list[Any] = []
+    for number, (own, answer) in enumerate(turns, 1):
+        items.keep("alice", [answer], f"resp_{number}", Own(previous, own))
+        previous = f"resp_{number}"
+        conversation += [*own, {**answer, "phase": None}]  # as an SDK writes it back
+    ask = user("three")
+    sent = [
+        [*conversation, ask],
+        [*conversation],
+        [reasoning, *conversation[:3], reasoning, *conversation[3:], reasoning, ask],
+        [*conversation[:-1], ask],  # the last answer left out
+        [{"content": "one", "role": "user"}, *conversation[1:], ask],  # keys in its order
+        [user("zero"), *conversation, ask],
+        [*conversation[:1], *conversation[2:], ask],
+        [*conversation[:2], {**call, "arguments": '{"a": 1}'}, *conversation[3:], ask],
+        [*conversation[:-1], message("msg_9", "changed"), ask],
+        [*conversation[:-1], {**conversation[-1], "content": "rewritten"}, ask],
+        [*conversation[:-1], {**conversation[-1], "id": "msg_1"}, ask],  # another id: the same
+    ]
+    for number, body in enumerate(sent):
+        assert items.related("alice", body, LIMIT) == read_whole(items, body), number
+    assert items.related("alice", sent[0], LIMIT).items == [ask]
+    thought = [user("four"), reasoning, user("five")]  # kept so, continuing by id
+    items.keep("alice", [message("msg_4")], "resp_4", Own("resp_3", thought))
+    conversation += [*thought, message("msg_4")]
+    for body in ([*conversation, ask], [*conversation[:-3], *conversation[-2:], ask]):
+        assert items.related("alice", body, LIMIT) == read_whole(items, body)
+    assert items.related("alice", sent[2], LIMIT).items == [reasoning, ask]
+    assert items.related("alice", sent[4], LIMIT).items == [ask]
