@@ -223,7 +223,7 @@ class LiteLLMBackend:
         defaults (extras litellm does not name go on to the provider's body), then the
         adapter's own, which nothing in a body can replace."""
         settings, timeouts = self.settings, self.settings.timeouts
-        chat = prepare_body(settings, given(body, settings.name, self._also_given))
+        chat = prepare_body(settings, given(body, settings.name, self._also_given), "chat")
         if self.one_sampler_only:
             keep_one_sampler(chat, body)
         return {

@@ -55,7 +55,7 @@ class OpenAICompatibleBackend:
         which is unset (`request_size.output_limit`): both went on, and OpenAI's reasoning
         models refuse `max_tokens` (found in review). Beside a number there, `max_tokens`
         goes: the window check reads `max_completion_tokens` then, and so does OpenAI."""
-        out = prepare_body(self.settings, body)
+        out = prepare_body(self.settings, body, api)
         if self._renames_max_tokens and api == "chat" and "max_tokens" in out:
             max_tokens = out.pop("max_tokens")
             if out.get("max_completion_tokens") is None:
