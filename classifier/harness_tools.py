@@ -87,8 +87,27 @@ _OTHER_AGENTS_TOOLS = (
     "team_list_outcomes "
     "sourcegraph multiedit agentic_fetch job_output job_kill lsp_diagnostics lsp_references"
 )
+# Kimi CLI's (PyPI `kimi-cli` 1.51.0, kosong 0.56.0: each tool's `name` in `kimi_cli/tools`,
+# the toolsets in `kimi_cli/agents/default/*.yaml`). Its main agent offers Agent,
+# AskUserQuestion, SetTodoList, Shell, TaskList, TaskOutput, TaskStop, ReadFile,
+# ReadMediaFile (for a model that reads images), Glob, Grep, WriteFile, StrReplaceFile,
+# SearchWeb (with a search service), FetchURL, ExitPlanMode and EnterPlanMode (the `okabe`
+# agent SendDMail too); its subagents a few: `coder` Shell, ReadFile, Glob, Grep,
+# WriteFile, StrReplaceFile and FetchURL (ReadMediaFile and SearchWeb likewise), `explore`
+# no edits, `plan` no Shell either. Of a subagent's, only Glob and Grep were known, and
+# "explain what sync_dir does in utils.py" from its `coder` was reasoning 0.79, on the cloud
+# (found in a live review). Its `Think` is left out: a word an app may name a tool, and no
+# agent of its offers it (commented out in `agent.yaml`).
+_KIMI_CLI_TOOLS = (
+    "Agent AskUserQuestion SetTodoList Shell TaskList TaskOutput TaskStop ReadFile "
+    "ReadMediaFile Glob Grep WriteFile StrReplaceFile SearchWeb FetchURL ExitPlanMode "
+    "EnterPlanMode SendDMail"
+)
 HARNESS_TOOLS = frozenset(
-    _CLAUDE_CODE_TOOLS.split() + _CODEX_TOOLS.split() + _OTHER_AGENTS_TOOLS.split()
+    _CLAUDE_CODE_TOOLS.split()
+    + _CODEX_TOOLS.split()
+    + _OTHER_AGENTS_TOOLS.split()
+    + _KIMI_CLI_TOOLS.split()
 )
 # A general-purpose agent harness's built-in tools, not a coding agent's: LangChain's
 # deepagents (pypi `deepagents` 0.7.32, `create_deep_agent`) offers a file system of its own

@@ -30,7 +30,8 @@ HOW = """\
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
    `file_editor`, `task_tracker`; its `finish` and `think` are words any app may name a tool,
-   and count for none), Cursor's, the Cline CLI's and crush's too, or an agent's text cut
+   and count for none), Cursor's, the Cline CLI's, crush's and Kimi CLI's (its subagents'
+   too) as well, or an agent's text cut
    from the latest or the first ask, item 3) is coding work unless the ask clearly is not:
    when the
    model reads it as math, reasoning, prose or writing and those four together stay below
@@ -131,6 +132,12 @@ HOW = """\
    an agent's session); read, the step was tool_calling by the rule for an ask that names a
    tool ("Call the bash tool ..."). Only after the request's first user message, when that
    is none of them: mini-swe-agent sends its task first, and a template with none before it
+   is read as written. Nor is Kimi CLI's follow-up to a subagent's reply under 200
+   characters (`classifier/kimi.py`: "Your previous response was too brief. Please provide
+   a more comprehensive summary that includes:" and its three points, the text alone, right
+   after the reply and after the request's first user message): passed over for the
+   subagent's task before it (read, the step was writing 0.76-0.89), and the request reads
+   as an agent's session; typed as a conversation's first message, or with other words, it
    is read as written.
    Agent frameworks' texts are left out too, but make the request no agent's session:
    research and writing run on them as much as code. Of a crewAI task

@@ -19,7 +19,8 @@ session (`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
 history the OpenAI Agents SDK hands an agent, in an assistant message, holds the user's
 messages as its lines: they are the first and the latest ask when it opens the conversation
 (`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
-run an ask (`classifier.mini_swe_agent`).
+run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
+brief (`classifier.kimi`).
 Nor is every tool the request's own: an agent offers its built-in tools first, and they are
 read past the bound on tools (`classifier.toolset`).
 """
@@ -35,6 +36,7 @@ from classifier import (
     crush,
     dspy,
     frameworks,
+    kimi,
     mini_swe_agent,
     opencode,
     openhands,
@@ -245,7 +247,8 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
 def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events),
+    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events,
+    Kimi CLI's follow-up to a subagent's reply too brief),
     an agent framework's (`classifier.frameworks.passed_over`), which makes the request no
     agent's session; None for any other."""
     if aiders and aider.is_pair(messages, index):
@@ -253,6 +256,8 @@ def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
         return "agent"
     if mini_swe_agent.passed_over(messages, index) or openhands.passed_over(messages, index):
+        return "agent"
+    if kimi.passed_over(messages, index):
         return "agent"
     if frameworks.passed_over(messages, index):
         return "framework"

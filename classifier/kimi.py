@@ -1,0 +1,50 @@
+"""Kimi CLI's own user message: its follow-up to a subagent's reply it finds too brief.
+
+Kimi CLI (1.51.0, `kimi_cli/subagents/runner.py`) runs a subagent's task as a conversation
+of its own. When the subagent's last reply is under 200 characters (`SUMMARY_MIN_LENGTH`),
+it asks once more with `SUMMARY_CONTINUATION_PROMPT` as a user message, right after that
+reply: "Your previous response was too brief. Please provide a more comprehensive summary
+that includes:" and three numbered points. Read as the ask, its subagent's next step was
+writing 0.76-0.89, where the task was "write a python function is_prime" or "explain what
+sync_dir does in utils.py" (found in a live review: served on the cloud, or on the local
+backend by the writing route).
+
+So it is passed over (`passed_over`), as mini-swe-agent's answer to a reply it could not
+run is (`classifier.mini_swe_agent`): the task before it is read, and the request reads as
+a coding agent's session (`classifier.rules.agent_session`), which Kimi CLI's is. Told by
+the whole text, exactly as Kimi CLI sends it (one string), after an assistant's reply and
+after the request's first user message (the subagent's task: Kimi CLI sends its task
+first, always). A user who types or pastes the same words as a session's first message, or
+with other words of their own, is read as written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from classifier.message import after_first_user, one_text
+
+# `SUMMARY_CONTINUATION_PROMPT`, as Kimi CLI sends it (its triple-quoted text, stripped)
+SUMMARY_CONTINUATION = (
+    "Your previous response was too brief. Please provide a more comprehensive summary that"
+    " includes:\n\n1. Specific technical details and implementations\n2. Detailed findings"
+    " and analysis\n3. All important information that the parent agent should know"
+)
+
+
+def passed_over(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is Kimi CLI's follow-up to a reply too
+    brief (`SUMMARY_CONTINUATION`): that text alone, right after an assistant's message, and
+    after the request's first user message, which is not (`after_first_user`)."""
+    if not (_is_continuation(messages[index]) and index > 0):
+        return False
+    before = messages[index - 1]
+    if not (isinstance(before, dict) and before.get("role") == "assistant"):
+        return False
+    return after_first_user(messages, index, _is_continuation)
+
+
+def _is_continuation(message: object) -> bool:
+    """Whether `message` is one text, Kimi CLI's follow-up."""
+    return one_text(message) == SUMMARY_CONTINUATION
