@@ -62,14 +62,14 @@ CHAT_KINDS: list[dict[str, Any]] = [
     *({"tools": {"f": CHAT_TOOL}}, {"tools": [CHAT_TOOL, "lookup"]}),
     {"temperature": "hot"},  # not the router's check: OpenAI's answer, passed on
 ]
-# A chat body OpenAI refuses for the shape of `messages`, an output limit below 1, or an
-# empty `tools`: each the router's own refusal but the last, which it leaves to the backend
-# (many agents send it, and servers that serve it), answered in the same words. Each came
-# with a null code and the router's words (found in review); the simulator served `tools: []`
+# A chat body OpenAI refuses for the shape of `messages` or an output limit below 1: each
+# the router's own refusal, answered in OpenAI's words. Each came with a null code and the
+# router's words (found in review). An empty `tools` OpenAI refuses too, but the router
+# sends it as no tools (`test_an_empty_tools_openai_refuses_is_served`)
 CHAT_SHAPES: list[tuple[dict[str, Any], str]] = [
     *(({"messages": "hi"}, "invalid_type"), ({"messages": {}}, "invalid_type")),
     *(({"messages": []}, "empty_array"), ({"messages": None}, "missing_required_parameter")),
-    *(({"messages": [42]}, "invalid_type"), ({"tools": []}, "empty_array")),
+    ({"messages": [42]}, "invalid_type"),
     ({"messages": [{"content": "x"}]}, "missing_required_parameter"),
     ({"messages": [{"role": "user", "content": {"text": "x"}}]}, "invalid_type"),
     *(
@@ -246,3 +246,26 @@ def test_the_router_refuses_a_chat_body_of_the_wrong_shape_as_openai_does(
     )
     assert refused == expected
     assert expected["code"] == code, expected
+
+
+def test_an_empty_tools_openai_refuses_is_served(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """OpenAI (and vLLM) refuse `tools: []`, which agents send (Kimi CLI's compaction): the
+    simulator refuses it as OpenAI does, and the router, which drops it before any backend
+    sees it (`router.backends.empty_tools`), serves the request."""
+    messages: Any = [{"role": "user", "content": ASK}]
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    expected = _refusal(
+        lambda: openai_sdk.chat.completions.create(
+            model="cloud-model", messages=messages, extra_body={"tools": []}
+        )
+    )
+    assert expected is not None and expected["code"] == "empty_array", expected
+    sdk = client(proxy)
+    served = _refusal(
+        lambda: sdk.chat.completions.create(
+            model="cloud", messages=messages, extra_body={"tools": []}
+        )
+    )
+    assert served is None
