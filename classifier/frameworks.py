@@ -27,6 +27,11 @@ framework's reader knows its texts and reads only its own requests:
 - Google ADK: its relay of what another agent did and its fillers ("Continue processing
   previous requests as instructed. ...") passed over (`classifier.adk`).
 
+And two terminal assistants, no frameworks but no coding agents either, read alike: Open
+Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
+over, the user's words after one in the same text read alone
+(`classifier.terminal_assistant`).
+
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
 """
@@ -47,6 +52,7 @@ from classifier import (
     pydantic_ai,
     semantic_kernel,
     smolagents,
+    terminal_assistant,
 )
 
 
@@ -68,6 +74,8 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
         task = semantic_kernel.task_ask(message, messages)
     if task is sent:
         task = haystack.query_ask(message, messages)
+    if task is sent:
+        task = terminal_assistant.ask_words(message, messages)
     return task
 
 
@@ -88,4 +96,5 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
         or agno.passed_over(messages, index)
         or semantic_kernel.passed_over(messages, index)
         or adk.passed_over(messages, index)
+        or terminal_assistant.passed_over(messages, index)
     )
