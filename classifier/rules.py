@@ -4,12 +4,12 @@ coding agent's session, where only an ask the model clearly reads as other work 
 `tool_choice` forcing a call means a tool call whatever the text says, a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`). Tools
-offered with a request that names one (two words of its name, in order) or asks to look up,
-search, book, send… is tool use too. Tools merely present are only a weak prior: coding
-agents send their tool schemas on every turn, their descriptions are never compared, and
-their built-in tools (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those
-tools, or an agent's text in a user turn, say the request comes from a coding agent's
-session (`session_intent`).
+offered with a request that names one (two words of its name, in order, or its whole name in
+"use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
+present are only a weak prior: coding agents send their tool schemas on every turn, their
+descriptions are never compared, and their built-in tools
+(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
+in a user turn, say the request comes from a coding agent's session (`session_intent`).
 """
 
 from __future__ import annotations
@@ -39,6 +39,14 @@ _ASK_PHRASES = (
     "use the api", "look up", "look it up", "search for", "search the", "check the weather",
     "send an email", "send a message", "book a", "set an alarm", "set a reminder",
 )  # fmt: skip
+# A request that asks for an offered tool by its whole name: "use the multiply tool", "call
+# the `get_weather` function", "with the search tool". Only in this phrase and only an
+# offered tool's name (`_named_phrase`): "Use the multiply tool to compute 1234 times 5678."
+# with `multiply` offered was math 0.68 (a one-word name has no pair for `tool_words`, found
+# in review), while "use the hammer tool in Photoshop" offers no `hammer`, and a tool named
+# `search` is not asked for by "search the web" (the phrases above decide that one).
+_ASK_VERBS = r"(?:use|using|call|calling|run|running|invoke|with|via)"
+_TOOL_NOUNS = r"(?:tool|function)"
 _STOP_TEXT = (
     "the a an and or of to in on for with from by is are be get set this that it your you "
     "my me what how can please use using tool tools function api given data into"
@@ -62,6 +70,21 @@ def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     )
 
 
+@lru_cache(maxsize=256)
+def _named_phrase(tool_names: str) -> re.Pattern[str] | None:
+    """The phrase that asks for one of the offered tools by its whole name (`_ASK_VERBS`,
+    "the" or "your", the name, bare or in backticks or quotes, then `_TOOL_NOUNS`), any
+    case; None when no tool is offered. Cached, as `tool_words` is."""
+    names = sorted({n for n in tool_names.split(" ") if n}, key=len, reverse=True)
+    if not names:
+        return None
+    name = "|".join(map(re.escape, names))
+    return re.compile(
+        rf"\b{_ASK_VERBS}\s+(?:the|your)\s+([`'\"]?)({name})\1\s+{_TOOL_NOUNS}\b",
+        re.IGNORECASE,
+    )
+
+
 def _pairs(words: list[str]) -> Iterator[tuple[str, str]]:
     """Consecutive pairs of the content words among `words` (stop words and short ones are
     skipped: "apply the patch" pairs `apply` with `patch`)."""
@@ -71,17 +94,21 @@ def _pairs(words: list[str]) -> Iterator[tuple[str, str]]:
 
 def asks_for_tools(v: RequestView) -> str | None:
     """Why the latest message asks for the offered tools, or None if it does not: an asking
-    phrase, or two content words of a tool's name, one after the other as in the name
-    ("the current weather" names `get_current_weather`). Names, not descriptions: an
-    agent's tools are described in everyday words, and two of them in common with an ask
-    made "Make the export command write a CSV file" tool_calling (found in review). In
-    order and together, not anywhere: with a `todo_write` tool offered, "write a todo app"
-    names none. And never an agent's built-in tools (`classifier.harness_tools.HARNESS_TOOLS`):
-    "store the todo write timestamp" is no call of Claude Code's TodoWrite."""
+    phrase, an offered tool's whole name in one ("use the multiply tool": `_named_phrase`), or
+    two content words of a tool's name, one after the other as in the name ("the current
+    weather" names `get_current_weather`). Names, not descriptions: an agent's tools are
+    described in everyday words, and two of them in common with an ask made "Make the
+    export command write a CSV file" tool_calling (found in review). In order and together,
+    not anywhere: with a `todo_write` tool offered, "write a todo app" names none. And never
+    an agent's built-in tools (`classifier.harness_tools.HARNESS_TOOLS`): "store the todo
+    write timestamp" is no call of Claude Code's TodoWrite, nor "use the Bash tool" one."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:
             return f"asks: {phrase!r}"
+    by_name = _named_phrase(v.tool_names)
+    if by_name is not None and (found := by_name.search(v.latest)):
+        return f"asks for an offered tool by its name: {found.group(2).lower()}"
     named = tool_words(v.tool_names)
     if not named:
         return None

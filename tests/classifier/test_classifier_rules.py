@@ -203,6 +203,72 @@ def test_a_chat_custom_tool_is_named_by_its_name() -> None:
     assert explain(body)["rule"] == "tools offered and names an offered tool: stock quote"
 
 
+def functions(*names: str) -> list[dict[str, Any]]:
+    return [{"type": "function", "function": {"name": n, "description": "x"}} for n in names]
+
+
+MULTIPLY = "Use the multiply tool to compute 1234 times 5678."
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        MULTIPLY,
+        "Compute 1234 times 5678 with the `multiply` function.",
+        "Please call your Multiply tool on 1234 and 5678",
+        "run the 'multiply' tool for 12 and 34",
+    ],
+)
+def test_an_offered_tool_asked_for_by_its_whole_name_is_tool_calling(ask: str) -> None:
+    """`multiply` has one content word, so `tool_words` gives it no pair, and "use the tool"
+    is no phrase of "use the multiply tool": with `multiply` and `get_weather` offered (llm's
+    `-T`), the first ask was math 0.68 (found in a live review of llm 0.36)."""
+    body = chat(ask, tools=functions("multiply", "get_weather"))
+    assert (classify(body).label, classify(body).source) == ("tool_calling", "rule")
+    assert (
+        explain(body)["rule"] == "tools offered and asks for an offered tool by its name: multiply"
+    )
+
+
+def test_a_tool_name_with_underscores_is_asked_for_by_its_name() -> None:
+    body = chat(
+        "Use the get_weather tool for Oslo and Paris.", tools=functions("multiply", "get_weather")
+    )
+    assert explain(body)["rule"] == (
+        "tools offered and asks for an offered tool by its name: get_weather"
+    )
+
+
+@pytest.mark.parametrize(
+    ("ask", "tools"),
+    [
+        # a tool of no offered name: Photoshop's, not the request's
+        ("use the hammer tool in Photoshop to sharpen the edges", ("multiply", "get_weather")),
+        # an offered name that is an everyday word, outside the tool phrase
+        ("Edit this paragraph so it reads better: the tool was fine.", ("edit", "multiply")),
+        ("Use the edit history to explain what changed in my essay.", ("edit",)),
+        # ...or with a word between it and "tool"
+        ("Compare the edit distance tool in Python with Rust's.", ("edit",)),
+        # a longer name that only starts with an offered one
+        ("Use the multiply_matrix tool to multiply A and B.", ("multiply",)),
+    ],
+)
+def test_a_tool_phrase_without_an_offered_tools_whole_name_is_no_rule(
+    ask: str, tools: tuple[str, ...]
+) -> None:
+    """Only an offered tool's whole name in the phrase asks for it: a name that is a common
+    word is matched there and nowhere else."""
+    assert explain(chat(ask, tools=functions(*tools)))["rule"] is None
+
+
+def test_an_agents_built_in_tool_is_not_asked_for_by_its_name() -> None:
+    """Claude Code's Bash is its harness, not the request's tool: "use the Bash tool" asks
+    for none of the request's tools, as "the todo write timestamp" names none."""
+    ask = [{"role": "user", "content": "Use the Bash tool to run the test suite and fix failures."}]
+    rule = explain(chat_view("messages", claude_code_body(ask)))["rule"]
+    assert rule is None or rule.startswith("agent_session"), rule
+
+
 HARNESS_NAMED = [
     # two words of a Claude Code tool's name, in order: ExitPlanMode, KillShell,
     # NotebookEdit, TodoWrite, SlashCommand
