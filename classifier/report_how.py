@@ -10,10 +10,12 @@ HOW = """\
 
 1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
    named function) gives tool_calling (0.97); tools offered and a latest user message that
-   asks for them (phrases such as "look up", "send an email", or two words of a tool's name
-   in their order: "the current weather" names `get_current_weather`) gives tool_calling
-   (0.90). Descriptions are not compared: an agent's are in everyday words ("command",
-   "file", "list"), which any coding task shares. Nor are the coding agents' built-in tools
+   asks for them (phrases such as "look up", "send an email", an offered tool's whole name
+   in "use / call / run / with the <name> tool" or "... function": "use the multiply tool"
+   with `multiply` offered, or two words of a tool's name in their order: "the current
+   weather" names `get_current_weather`) gives tool_calling (0.90). Descriptions are not
+   compared: an agent's are in everyday words ("command", "file", "list"), which any coding
+   task shares. Nor are the coding agents' built-in tools
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
    too ("store the todo write timestamp"), when three or more of them are offered (one
    offered by an app of its own, `read_file`, can be named); they still count as tools
@@ -249,6 +251,18 @@ HOW = """\
    prompt holds ADK's line "You are an agent. Your internal name is ..." is keyed by its
    first ask, marked as ADK's, not its system prompt, which each agent of a run sends its
    own: one run is one conversation.
+   Two terminal assistants' own user turns are passed over alike, for the user's ask before
+   them (`classifier/terminal_assistant.py`): Open Interpreter's after a code run in its text
+   mode ("Code output: ...", the run's output, "What does this output mean / what's next (if
+   anything, or are we done)?", or "The code above was executed on my machine. It produced
+   no text output. ...") and gptme's when a reply called no tool ("<system>No tool call
+   detected in last message. Did you mean to finish? ...</system>", its todos variant, its
+   nudge under `-y`, its note on a repeated call). Read, one Open Interpreter
+   conversation's turns were coding 0.43, math 0.62, then tool_calling 0.46. Each whole
+   template, and only after the request's first user message when that starts with none;
+   the user's words after one in the same text are the ask. Neither is a coding agent and
+   their first turns hold none of these, so they make no agent's session: a math ask read
+   math on its first turn stays math on the next.
 4. **Features**: words, 5-character prefixes (typos, inflections), CJK characters, shape
    cues (code hints, stack traces, LaTeX, equations, length) and multilingual meaning cues
    (`lexicon.py`: "poema", "Gedicht", "诗" all fire `m:poem`; "acrostic", "soneto", "俳句"

@@ -17,9 +17,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served
+from tests.agent_docs import agent_section
 from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -85,3 +87,22 @@ def test_gptmes_nag_is_served_as_its_task(proxy: RunningRouter) -> None:
     nag = body["messages"][-1]["content"][0]["text"]
     assert nag.startswith("<system>No tool call detected in last message.")
     assert assert_read_as(proxy, body, prefix(body, 4)) == "coding"
+
+
+# What llm 0.36 reads of an `extra-openai-models.yaml` entry (`register_models` in
+# `llm/default_plugins/openai_models.py`), of those the page uses
+LLM_KEYS = {
+    "model_id", "model_name", "api_base", "api_key_name", "responses", "supports_tools",
+    "supports_schema",
+}  # fmt: skip
+
+
+def test_the_pages_llm_models_are_the_routers() -> None:
+    """Each of the page's llm models asks for `auto` at the router's `/v1`, with keys llm
+    reads; one speaks the Responses API."""
+    section = agent_section("terminal-assistants.md", "llm (chat, Responses)")
+    models = yaml.safe_load(section.split("```yaml", 1)[1].split("```", 1)[0])
+    assert [m["model_name"] for m in models] == ["auto", "auto"]
+    assert {m["api_base"] for m in models} == {"http://localhost:4000/v1"}
+    assert all(set(m) <= LLM_KEYS for m in models)
+    assert [bool(m.get("responses")) for m in models] == [False, True]
