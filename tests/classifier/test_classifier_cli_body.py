@@ -81,7 +81,7 @@ def test_classify_says_when_the_body_names_its_route_or_backend(
         ("[1, 2]", (), "the request body must be a JSON object"),
         ("", (), "the request body is empty"),
         ('{"api": "embeddings", "model": "auto"}', (), "'api' must be one of chat, completions"),
-        (json.dumps(MESSAGES_BODY), ("--api", "responses"), "'input' "),
+        (json.dumps(MESSAGES_BODY), ("--api", "responses"), "Missing required parameter: 'input'"),
         (json.dumps({**MESSAGES_BODY, "max_tokens": 0}), ("--api", "messages"), "'max_tokens'"),
         (
             json.dumps({**MESSAGES_BODY, "api": "chat"}),
