@@ -9,6 +9,8 @@ framework's reader knows its texts and reads only its own requests:
   tool and at its last iteration passed over (`classifier.crewai`);
 - pydantic-ai: its retry feedback and the summary of a compacted conversation passed over
   (`classifier.pydantic_ai`);
+- instructor: its request to correct a reply that failed validation passed over
+  (`classifier.instructor`);
 - smolagents: each kind of request read by the run's task (a managed agent's inside its
   template), its own user messages after it passed over (`classifier.smolagents`);
 - DSPy: a call's inputs but a ReAct run's trajectory, its demos passed over
@@ -47,6 +49,7 @@ from classifier import (
     crewai,
     dspy,
     haystack,
+    instructor,
     mastra,
     openai_agents,
     pydantic_ai,
@@ -91,6 +94,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     return (
         crewai.passed_over(messages, index)
         or pydantic_ai.passed_over(messages, index)
+        or instructor.passed_over(messages, index)
         or smolagents.passed_over(messages, index)
         or dspy.passed_over(messages, index)
         or agno.passed_over(messages, index)

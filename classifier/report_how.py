@@ -168,6 +168,14 @@ HOW = """\
    "Fix the errors and try again."), right after that reply, is passed over for the ask
    before it, and its summary of a compacted conversation (`<pyai:conversation_summary>`
    and its note that a summarization model wrote it) for the ask after it.
+   instructor's request to correct a reply that failed validation (`classifier/instructor.py`:
+   "Correct your JSON ONLY RESPONSE, based on the following errors:", "Validation Error
+   found:" ... "Recall the function correctly, fix the errors", "Validation Errors found:"
+   ... "fix the errors found in the following attempt:" and the reply, its other modes'
+   alike) is passed over for the ask before it: right after the reply, or after the ask or
+   an earlier retry where instructor sends no reply back (streamed, ANTHROPIC_JSON), never
+   as a conversation's first user message. Read, a JSON_SCHEMA math ask's retry was
+   instruction 0.67, an ANTHROPIC_JSON one's coding 0.83.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its
