@@ -100,7 +100,7 @@ def test_a_stop_string_ends_the_answer_where_it_begins(client: openai.OpenAI, st
 @pytest.mark.parametrize(
     ("extra", "says"),
     [
-        ({"tools": []}, "`tools` must not be an empty array"),
+        ({"tools": [], "tool_choice": "required"}, "`tools` must not be an empty array"),
         ({"tool_choice": "required"}, "When using `tool_choice`, `tools` must be set."),
         ({"stream_options": {"include_usage": True}}, "Stream options can only be defined"),
         ({"top_logprobs": 2}, "when using `top_logprobs`, `logprobs` must be set to true."),
@@ -112,7 +112,9 @@ def test_a_body_vllm_refuses_is_the_clients_400_from_local(
     client: openai.OpenAI, extra: dict[str, Any], says: str
 ) -> None:
     """The client's own mistake: passed through as vLLM said it, no fallback to the cloud,
-    which would have served all but `tools: []` (OpenAI refuses it too)."""
+    which would have served all but `tools: []` forcing a call (OpenAI refuses it too). An
+    empty `tools` that forces nothing the router sends as no tools
+    (`router.backends.empty_tools`)."""
     with pytest.raises(openai.BadRequestError) as refused:
         client.chat.completions.with_raw_response.create(
             model="coding", messages=HELLO, max_tokens=5, extra_body=extra
