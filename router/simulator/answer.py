@@ -2,12 +2,14 @@
 
 Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
 call to the first (or the named) tool with arguments built from its JSON schema, a tool
-result gets a short summary (unless `tool_choice` forces another call), anything else plain
-prose. A request for structured output (`response_format`, `text.format`, vLLM's
-`structured_outputs`) gets, where it would get text, a JSON document built from its schema
-the way tool arguments are, or the first of the strings it allows; on vLLM also where it
-would call an offered tool unforced, as vLLM's constraint holds the whole output. Same
-prompt and seed, same answer.
+result gets a short summary (unless `tool_choice` forces another call: of the tool after the
+one called last, `tool_call`), anything else plain prose. A request for structured output
+(`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
+text, a JSON document built from its schema the way tool arguments are, or the first of the
+strings it allows; on vLLM also where it would call an offered tool unforced, as vLLM's
+constraint holds the whole output. A prompt that holds a JSON schema and asks for JSON
+(instructor's JSON modes) gets an instance of it where it would get text or any JSON object
+(`prompted`). Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -21,7 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from router.simulator.instances import arguments_for, structured
+from router.simulator.instances import JSON_OBJECT, arguments_for, structured
+from router.simulator.prompted import asked_json
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -74,7 +77,9 @@ class Prompt:
     `tool_required` is a request that demands some call without naming one (chat's and
     Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one.
     `continues` is the last assistant message's text when vLLM is asked to continue it
-    (`continue_final_message`): the answer goes on from it (`continuation`)."""
+    (`continue_final_message`): the answer goes on from it (`continuation`). `last_called`
+    is the tool the conversation shows called last (`turns.last_called`), `system` the
+    system's text (`turns.system_text`)."""
 
     user: str
     tools: tuple[ToolSpec, ...] = ()
@@ -88,6 +93,8 @@ class Prompt:
     output_schema: dict[str, Any] | None = None
     output_choice: tuple[str, ...] = ()
     output_exclusive: bool = False  # and no tool call beside it (vLLM's guided decoding)
+    last_called: str | None = None
+    system: str = ""
 
     @property
     def forces_call(self) -> bool:
@@ -113,6 +120,10 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
+    if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
+        asked = prompted_json(prompt)
+        if asked is not None:
+            return Reply(text=asked)
     if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
         return Reply(text=structured(prompt.output_schema, prompt.user))
     if prompt.after_tool_result:
@@ -124,6 +135,17 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if _MATH.search(prompt.user):
         return Reply(text=math_answer(prompt.user))
     return Reply(text=prose(rng, 3))
+
+
+def prompted_json(prompt: Prompt) -> str | None:
+    """An instance of the JSON schema the prompt's text asks an answer of (`prompted`), in
+    a ```json fence where it asks for one and nothing holds the text to bare JSON; None
+    where the text asks for none."""
+    asked = asked_json(prompt.user, prompt.system)
+    if asked is None:
+        return None
+    text = structured(asked.schema, prompt.user)
+    return f"```json\n{text}\n```" if asked.fenced and prompt.output_schema is None else text
 
 
 def continuation(prefill: str, rng: random.Random) -> str:
@@ -211,8 +233,22 @@ def _evaluate_first(text: str) -> tuple[str, str] | None:
 
 
 def tool_call(prompt: Prompt) -> ToolCall:
-    tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), prompt.tools[0])
+    tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
+    tool = tool or _next_tool(prompt)
     return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
+
+
+def _next_tool(prompt: Prompt) -> ToolSpec:
+    """The tool a call goes to when none is named: the first; under a forced choice
+    (`"required"`, Anthropic's `any`), once the conversation holds a call of one offered,
+    the tool after it in the list (the last stays the last). An agent offers its function
+    tools and then its output tool (pydantic-ai's `final_result`, smolagents'
+    `final_answer`) and forces a call: calling the first tool every time, the simulator
+    never let one finish (pydantic-ai stopped at its request limit, found in review)."""
+    names = [tool.name for tool in prompt.tools]
+    if not prompt.tool_required or prompt.last_called not in names:
+        return prompt.tools[0]
+    return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
 
 
 def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:

@@ -19,6 +19,7 @@ from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
 from router.simulator.openai_refusals import refuse_chat
 from router.simulator.structured import FREE, Constraint, format_constraint
+from router.simulator.turns import last_called, system_text
 from router.simulator.wire import (
     DONE,
     Frame,
@@ -64,6 +65,8 @@ def _prompt(
         output_schema=constraint.schema,
         output_choice=constraint.choice,
         output_exclusive=constraint.exclusive,
+        last_called=last_called(messages),
+        system=system_text(messages),
     )
 
 

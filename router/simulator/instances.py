@@ -39,6 +39,14 @@ _MOST = 64  # the most array items or string characters a schema's minimum is me
 _LAST = 64  # nesting past which a value is given up on, null (the stack's bound)
 _BUDGET = 2_000  # values one document may hold: a schema that requires itself ends here
 
+JSON_OBJECT: dict[str, Any] = {
+    "type": "object",
+    "properties": {"answer": {"type": "string"}},
+    "required": ["answer"],
+}
+"""What `json_object` (any JSON object) is answered with: one small object (or, where the
+prompt holds a schema it asks JSON of, an instance of that: `answer.prompted_json`)."""
+
 
 def structured(schema: dict[str, Any], user: str) -> str:
     """The text of a structured-output answer: a JSON document valid against `schema`."""

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 
-from router.simulator import tokens
+from router.simulator import tokens, turns
 from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
@@ -140,6 +140,8 @@ class MessagesApi:
             tools_disabled=kind == "none",
             after_tool_result=_last_is_tool_result(messages),
             tool_required=kind == "any",
+            last_called=turns.last_called(messages),
+            system=turns.system_text(messages, body.get("system")),
         )
         return Ask(
             model=model,

@@ -20,6 +20,7 @@ from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.openai_refusals import refuse
 from router.simulator.structured import text_constraint
+from router.simulator.turns import last_called, system_text
 from router.simulator.wire import (
     Frame,
     Meta,
@@ -99,6 +100,8 @@ class ResponsesApi:
             output_schema=constraint.schema,
             output_choice=constraint.choice,
             output_exclusive=constraint.exclusive,
+            last_called=last_called(messages),
+            system=system_text(messages, instructions),
         )
         return Ask(
             model=model,

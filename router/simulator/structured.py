@@ -25,14 +25,8 @@ from typing import Any
 
 from router.simulator.errors import ApiError, Flavor, validation_errors, validation_item
 from router.simulator.grammar import grammar_error
+from router.simulator.instances import JSON_OBJECT
 from router.simulator.wire import bad_request, model_check
-
-JSON_OBJECT: dict[str, Any] = {
-    "type": "object",
-    "properties": {"answer": {"type": "string"}},
-    "required": ["answer"],
-}
-"""What `json_object` (any JSON object) is answered with: one small object."""
 
 
 @dataclass(frozen=True, slots=True)
