@@ -56,7 +56,7 @@ def out_of_fold(
         rest = [r for r in rows if r.source != source]
         progress(f"calibration fold {n}/{len(sources)}: {len(rest):,} rows, {source} left out")
         detector = fit_detector(sentences, rest, config)
-        fold = fit(rest, config, embedding=embedding, detector=detector)
+        fold = fit(rest, config, embedding=embedding, detector=detector, sentences=sentences)
         for row in rows:
             if row.source != source:
                 continue

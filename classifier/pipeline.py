@@ -113,7 +113,7 @@ def train_and_report(
     )
     detector = fit_detector(sentences, train, config)
     progress(f"constraint detector fitted: {len(detector.vocab):,} features")
-    fitted = fit(train, config, embedding=embedding, detector=detector)
+    fitted = fit(train, config, embedding=embedding, detector=detector, sentences=sentences)
     progress(f"intent model fitted: {len(train):,} rows, {len(fitted.vocab):,} features")
     scores, gold = calibration.out_of_fold(train, sentences, config, embedding, progress)
     temperature = calibration.fit_temperature(scores, gold)

@@ -221,6 +221,34 @@ prompt fail (in a coding agent's session the model itself reads "write unit test
 build_parser" as coding, so the `agent_session` rule no longer decides it; a question typed
 while Claude Code works reads coding, not reasoning), besides the held-out calibration test.
 
+**Constraint-insertion augmentation** (the rows from 2026-12-06, compared by
+leave-one-source-out at seeds 13, 14 and 15, never by the held-out numbers beside them): the
+case the readers' audit left (a story, essay, question or problem with one checkable
+constraint in it) has 474 hand-written rows (team round 3). `TrainConfig.augment_rows` makes
+more at training time, seeded, from the repository alone (`classifier/augment.py`): a
+chat-style writing, prose or reasoning request of the team's or the authors' own (English,
+naming no literary form, with no sentence the detector reads as a constraint) with one of
+the detector's written constraints put at its end, its start or between two of its
+sentences, labelled instruction. 821 written constraints qualify: none that only says how to
+present an answer, names a literary form or asks for a text of its own ("Write a poem about
+fog where ..."), so round 4's two edges are not taught away. The look-alikes put one of the
+88 written content wishes ("Give it a fairy-tale feel") into the same kind of row and keep
+its label. Each fold makes its rows from its own sources only (with the team's rows left
+out, from the authors'), and a made row's detector features come from a detector fit
+without the half of the written sentences its sentence is in: the detector has learnt every
+written sentence and reads them as surely as no unseen request. 1,000 made rows with as
+many look-alikes, all at half weight, gained at every seed (0.693 -> 0.6992, 0.6945 -> 0.6994,
+0.6945 -> 0.6993: three to four times the seed noise): instruction F1 of the left-out scores
++0.015 (IFEval 0.860 -> 0.880; at seed 14 the round-3 constraint rows, read by a model
+without any team row, 0.62 -> 0.74), reasoning -0.006 (StrategyQA 0.473 -> 0.420: the made
+rows are one more source in each label, and take a share of its weight). It is not shipped:
+retrained, it misses 5 of the 12 drafts of `tests/classifier/test_classifier_drafting.py`
+(three read as tool_calling, two as prose; 3 may be missed), the edge round 7 moved; and
+the temperature fit to the left-out scores rises (0.850 -> 0.889), with the left-out
+sources' nested calibration error (0.089 -> 0.096; held-out 0.0875 -> 0.0906). Weighing a
+made row as the row it was made from, so that no source's share shrinks, kept half the gain
+(0.6960 at seed 13) and was not run further. The option stays in the code, off.
+
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.
 """

@@ -20,6 +20,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.naive_bayes import ComplementNB
 from threadpoolctl import threadpool_limits
 
+from classifier import augment
 from classifier.clip import clip
 from classifier.constraint import ConstraintDetector, sentence_tokens, sentences
 from classifier.corpus import ANSWER_DIRECTIVE, ANSWER_KINDS, Example, Sentence
@@ -45,6 +46,15 @@ class TrainConfig:
     # weight of complement naive Bayes' log-probabilities added to the LR's weights
     # (`nb_weights`); 0, the shipped model, leaves the logistic model alone
     nb_scale: float = 0.0
+    # rows made by putting a written constraint sentence into a chat-style writing, prose or
+    # reasoning request (`classifier/augment.py`); 0, the shipped model, makes none (1000,
+    # with augment_negatives 1 and augment_weight 0.5, gained in leave-one-source-out but
+    # broke the drafting edge: docs/classifier.md, "Variants tried")
+    augment_rows: int = 0
+    # content-wish look-alikes made per constraint row, keeping the base row's label
+    augment_negatives: float = 0.0
+    # the made rows' weight relative to what `sample_weights` gives them as one more source
+    augment_weight: float = 1.0
 
 
 def sample_weights(rows: Sequence[Example]) -> np.ndarray:
@@ -172,8 +182,10 @@ def fit(
     featurize: Featurizer = text_features,
     embedding: Embedding | None = None,
     detector: ConstraintDetector | None = None,
+    sentences: Sequence[Sentence] = (),
 ) -> IntentModel:
-    """Train on `rows` and return the exported linear model."""
+    """Train on `rows` (and the rows `config.augment_rows` makes from them and the
+    detector's written `sentences`) and return the exported linear model."""
     config = config or TrainConfig()
     embedding = embedding or Embedding()
     detector = detector or ConstraintDetector()
@@ -181,14 +193,20 @@ def fit(
     # clipped in characters, and the classifier now reads CJK text to fewer of them
     texts = [clip(r.text) for r in rows]
     feats = [{**featurize(t), **detector.features(t)} for t in texts]
+    made, made_feats = made_rows(rows, sentences, config, detector, featurize)
+    feats += made_feats
     vocab = build_vocab(feats, config.min_df)
     shell = IntentModel(vocab, np.zeros((len(vocab), len(INTENTS))), np.zeros(len(INTENTS)))
     x = matrix(shell, feats)
     if embedding.dims:
         x = hstack([x, csr_matrix(dense_matrix(embedding, feats))]).tocsr()
-    y = np.array([INTENTS.index(r.label) for r in rows])
+    y = np.array([INTENTS.index(r.label) for r in [*rows, *(m.row for m in made)]])
     clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
-    weights = sample_weights(rows)
+    # the made rows are one more source inside each of their labels (`augment.SOURCE`)
+    weights = sample_weights([*rows, *(m.row for m in made)])
+    if made and config.augment_weight != 1.0:
+        weights[len(rows) :] *= config.augment_weight
+        weights *= len(weights) / weights.sum()
     lbfgs_fit(clf, x, y, weights)
     coef = np.zeros((x.shape[1], len(INTENTS)))
     bias = np.zeros(len(INTENTS))
@@ -205,6 +223,35 @@ def fit(
         dense_weights=dense,
         detector=detector,
     )
+
+
+def made_rows(
+    rows: Sequence[Example],
+    labelled: Sequence[Sentence],
+    config: TrainConfig,
+    detector: ConstraintDetector,
+    featurize: Featurizer,
+) -> tuple[list[augment.Made], list[dict[str, float]]]:
+    """The rows `classifier.augment` makes from `rows`, and their features. A made row's
+    detector features come from a detector fit on the same rows but without the half of the
+    sentences its sentence was drawn from: the shipped detector has learnt every written
+    sentence, and would score a made row's constraint as surely as no unseen request's."""
+    if not config.augment_rows or not labelled:
+        return [], []
+
+    def constrained(text: str) -> bool:
+        verdict = detector.read(clip(text))
+        return verdict is not None and verdict.probability > 0.5
+
+    made = augment.augment(
+        rows, labelled, config.augment_rows, config.augment_negatives, config.seed, constrained
+    )
+    held_out = [fit_detector(augment.without_half(labelled, h), rows, config) for h in (0, 1)]
+    texts = [clip(m.row.text) for m in made]
+    feats = [
+        {**featurize(t), **held_out[m.half].features(t)} for t, m in zip(texts, made, strict=True)
+    ]
+    return made, feats
 
 
 def nb_weights(x: csr_matrix, y: np.ndarray, weights: np.ndarray) -> np.ndarray:

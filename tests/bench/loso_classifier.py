@@ -17,6 +17,10 @@ prints:
 - for the variant, the NB term's weight relative to the LR's that a two-weight fit of the
   left-out scores by log loss picks (stacking): the NB weight LOSO would choose.
 
+With ``--augment-rows N`` (and ``--augment-negatives``, ``--augment-weight``) the variant is
+constraint-insertion augmentation (`TrainConfig.augment_rows`, `classifier/augment.py`)
+instead of NB, and there is no stacking line.
+
 Run: ``.venv/bin/python tests/bench/loso_classifier.py`` (not part of `make test`: six
 leave-one-source-out runs of 14 folds each, 5-6 minutes on the shared build machine).
 """
@@ -86,7 +90,12 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--nb-scale", type=float, default=1.0, help="the variant's NB weight")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    # constraint-insertion augmentation instead of NB (`TrainConfig.augment_rows`)
+    parser.add_argument("--augment-rows", type=int, default=0)
+    parser.add_argument("--augment-negatives", type=float, default=0.0)
+    parser.add_argument("--augment-weight", type=float, default=1.0)
     args = parser.parse_args()
+    augmenting = args.augment_rows > 0
     rows = corpus.load("train")
     sentences = corpus.load_sentences()
     # `out_of_fold` scores the sources in sorted order, each source's rows in file order
@@ -97,9 +106,22 @@ def main() -> None:
     gains: list[float] = []
     for seed in args.seeds:
         shipped = TrainConfig(seed=seed)
-        variant = dataclasses.replace(shipped, nb_scale=args.nb_scale)
+        if augmenting:
+            variant = dataclasses.replace(
+                shipped,
+                augment_rows=args.augment_rows,
+                augment_negatives=args.augment_negatives,
+                augment_weight=args.augment_weight,
+            )
+            label = (
+                f"+ {args.augment_rows} made rows, look-alikes x{args.augment_negatives},"
+                f" weight {args.augment_weight}"
+            )
+        else:
+            variant = dataclasses.replace(shipped, nb_scale=args.nb_scale)
+            label = f"+ CNB x{args.nb_scale}"
         out: dict[str, tuple[F64, I64]] = {}
-        for name, config in (("shipped", shipped), (f"+ CNB x{args.nb_scale}", variant)):
+        for name, config in (("shipped", shipped), (label, variant)):
             scores, gold = calibration.out_of_fold(rows, sentences, config)
             assert len(gold) == len(rows), "a training row was read as no evidence"
             out[name] = scores, gold
@@ -110,6 +132,8 @@ def main() -> None:
             )
         (base, gold), (combined, _) = out.values()
         gains.append(macro_f1(combined, gold) - macro_f1(base, gold))
+        if augmenting:
+            continue
         weight = stacked_weight(base, combined, gold, args.nb_scale)
         print(f"|  | NB weight of least log loss | {weight:.3f} |  |  |")
     print("\ngain in LOSO macro-F1 per seed: " + ", ".join(f"{g:+.4f}" for g in gains))
