@@ -40,7 +40,13 @@ HOW = """\
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
    prose). Its confidence is the model's probability of coding work (coding, tool_calling,
-   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. A tool result
+   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. There an ask
+   that names a source file (`source_files.py`: a path or file name with a language's
+   extension, .py, .ts, .go, .sh…, or configuration's, .yaml, .toml; a build file, Makefile,
+   package.json; not .md, .txt, .csv or .json, nor a version, a domain or "e.g.") is coding
+   at 0.9 however sure the model is of other work: the agent will read or edit the file
+   ("add a main guard to haiku.py" was prose 0.989 in Kimi CLI's session, by "haiku").
+   Outside an agent's session a file name decides nothing. A tool result
    alone is no such session: any app that calls tools ends a turn with one. Nor is a
    general-purpose harness's (`GENERAL_HARNESS_TOOLS`: LangChain's deepagents, recognised by
    `ls`, `read_file`, `write_file`, `edit_file`, `glob` and `grep` offered together), used

@@ -9,7 +9,9 @@ offered with a request that names one (two words of its name, in order, or its w
 present are only a weak prior: coding agents send their tool schemas on every turn, their
 descriptions are never compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
-in a user turn, say the request comes from a coding agent's session (`session_intent`).
+in a user turn, say the request comes from a coding agent's session (`session_intent`), where
+an ask that names a source file ("add a main guard to haiku.py") is coding whatever the
+model reads (`named_source_file`).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from itertools import pairwise
 from classifier.features import tokens
 from classifier.intent import INTENTS, Intent
 from classifier.request import RequestView
+from classifier.source_files import named_source_file
 
 FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
@@ -32,6 +35,9 @@ TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
 # work that the floor stands for (`session_intent`)
 AGENT_FLOOR = 0.95
+# An ask in a coding agent's session that names a source file (`named_source_file`) is
+# coding at this confidence, as sure as an ask for an offered tool is tool use
+FILE_CONFIDENCE = 0.9
 _CODING_WORK = frozenset(INTENTS.index(i) for i in ("coding", "tool_calling", "instruction"))
 _OTHER_WORK = tuple(i for i in range(len(INTENTS)) if i not in _CODING_WORK)
 _ASK_PHRASES = (
@@ -148,8 +154,9 @@ def agent_session(v: RequestView) -> str | None:
 def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     """Coding, and the rule that decided it, when `v` comes from a coding agent's session
     (`agent_session`) and the model's probabilities `p` read its ask as other work than
-    coding (math, reasoning, prose, writing first) but not clearly: their sum is below
-    `AGENT_FLOOR`. None otherwise: the model's reading stands.
+    coding (math, reasoning, prose, writing first), either not clearly (their sum is below
+    `AGENT_FLOOR`) or whatever they read when the ask names a source file
+    (`classifier.source_files`). None otherwise: the model's reading stands.
 
     An agent's session is coding work unless the ask clearly is not: "write unit tests for
     build_parser" was writing 0.57, "why does main() return 0 even when the upload fails?"
@@ -158,18 +165,25 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     model never trained on an agent's short asks; "write a haiku about autumn leaves" (prose
     1.00), an integral (math 0.99) stay what they are. The sum of the other work, not its
     first intent alone: an ask read as 0.5 writing and 0.45 reasoning is clearly not coding.
+    But "add a main guard to haiku.py" was prose 0.989 in Kimi CLI's session, by "haiku"
+    (found in a live review): an ask that names a source file is for the agent to read or
+    edit it, coding at `FILE_CONFIDENCE`. Only in an agent's session: in a chat app, "write
+    a haiku about my script deploy.sh" is the prose the model reads.
 
-    The confidence is the model's probability of coding work (coding, tool_calling,
-    instruction) with the odds the floor stands for applied, `AGENT_FLOOR / (1 -
-    AGENT_FLOOR)` to 1: above 0.5 whenever the rule decides, near it when the model's other
-    reading came near the floor, so `classifier.min_confidence` sends no ask this rule
-    decides to the default route but where it is set above 0.5."""
+    The confidence of the floor's rule is the model's probability of coding work (coding,
+    tool_calling, instruction) with the odds the floor stands for applied, `AGENT_FLOOR /
+    (1 - AGENT_FLOOR)` to 1: above 0.5 whenever the rule decides, near it when the model's
+    other reading came near the floor, so `classifier.min_confidence` sends no ask this
+    rule decides to the default route but where it is set above 0.5."""
     why = agent_session(v)
     if why is None:
         return None
     best = max(range(len(p)), key=p.__getitem__)
     if best in _CODING_WORK:
         return None
+    if (name := named_source_file(v.latest)) is not None:
+        rule = f"agent_session: {why}, and the ask names a source file: {name[-80:]}"
+        return Intent("coding", FILE_CONFIDENCE, "rule"), rule
     other = sum(p[i] for i in _OTHER_WORK)
     if other >= AGENT_FLOOR:
         return None

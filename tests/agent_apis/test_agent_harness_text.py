@@ -213,7 +213,9 @@ def test_clines_mentions_and_a_resumed_tool_result_are_not_the_ask(proxy: Runnin
     """Cline appends a file the task mentions to the task's text, and resumes a task stopped
     after a tool ran in the turn that carries the tool's result, its last block marked for
     the cache (so the router's view keeps the blocks apart). The file and the result were
-    read as the ask, coding; served, each request is classified as its task's words are."""
+    read as the ask, coding; served, each request is classified as its task's words are in
+    Cline's session: the model reads the sonnet (prose), and the file the task names makes
+    it coding (`classifier.source_files`), as it does not outside an agent's session."""
     named = f"'src/config.py' (see below for file content) {SONNET}"
     task = f'{cline_task(named)}\n\n<file_content path="src/config.py">\n{CODE}\n</file_content>'
     cached = {"type": "text", "text": CLINE_ENVIRONMENT, "cache_control": {"type": "ephemeral"}}
@@ -222,13 +224,18 @@ def test_clines_mentions_and_a_resumed_tool_result_are_not_the_ask(proxy: Runnin
     resumed = {"role": "user", "content": [*({"type": "text", "text": t} for t in read), cached]}
     said = {"role": "assistant", "content": "<read_file>\n<path>src/config.py</path>\n</read_file>"}
     plain = explained(proxy, "messages", cline_body([{"role": "user", "content": named}]))
-    assert plain["intent"]["label"] == "prose"
+    assert (plain["intent"]["label"], plain["classifier"]["rule"]) == ("prose", None)
+    words = [{"type": "text", "text": cline_task(named)}, cached]
+    alone = explained(proxy, "messages", cline_body([{"role": "user", "content": words}]))
+    assert (alone["intent"]["label"], alone["classifier"]["model_intent"]) == ("coding", "prose")
+    assert alone["classifier"]["rule"].endswith("names a source file: src/config.py")
     for turns in ([first], [first, said, resumed]):
         body = cline_body(turns)
         served = anthropic_client(proxy).messages.with_raw_response.create(**body)
-        assert served.headers["x-smf-intent"] == "prose"
+        assert served.headers["x-smf-intent"] == "coding"
         plan = explained(proxy, "messages", body)
-        assert plan["intent"] == plain["intent"]
+        assert plan["intent"] == alone["intent"]
+        assert plan["classifier"]["top_intents"] == alone["classifier"]["top_intents"]
         assert plan["classifier"]["read"]["latest_chars"] == len(named)
 
 

@@ -7,6 +7,7 @@ what sync_dir does in utils.py" from one was reasoning 0.79, on the cloud. When 
 subagent's reply is under 200 characters Kimi CLI asks again with "Your previous response
 was too brief. ..." (`classifier.kimi`): read as the ask, that step was writing 0.76-0.89.
 Its compaction request sends `"tools": []`, which vLLM refuses (found in a live review).
+Its main agent's "add a main guard to haiku.py" was prose 0.989, by "haiku", on the cloud.
 The bodies are the ones Kimi CLI sent (`tests/fixtures/kimi-cli-1.51.0.md`); real sockets,
 the official SDK, the simulators as backends (a vLLM `local`, the default routes).
 """
@@ -31,6 +32,7 @@ from tests.harness import Running, RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "kimi-cli-1.51.0"
 TASK = "explain what sync_dir does in utils.py"
+FILE_ASK = "add a main guard to haiku.py"
 # Its subagents' toolsets, as `kimi_cli/agents/default/*.yaml` give them (a model that reads
 # no images gets no ReadMediaFile; SearchWeb needs a search service)
 SUBAGENT_TOOLS = {
@@ -71,6 +73,20 @@ def test_a_subagents_tools_make_it_a_coding_agents_session(proxy: RunningRouter,
     assert plan["intent"]["label"] == "coding"
     assert plan["classifier"]["rule"].startswith("agent_session: an agent's built-in tools")
     assert served(proxy, body) == ("coding", "local")
+
+
+def test_an_ask_naming_a_source_file_in_its_session_is_coding(proxy: RunningRouter) -> None:
+    """Its main agent's third ask, as recorded: the model reads "haiku" (prose), the file
+    it names says the agent will edit it (`classifier.source_files`), so it is served
+    locally. "write a haiku about snow" in its place names none and stays prose."""
+    body = captured("main-agent-file-ask")
+    assert body["messages"][-1] == {"role": "user", "content": FILE_ASK}
+    plan = explained(proxy, body)
+    assert (plan["intent"]["label"], plan["classifier"]["model_intent"]) == ("coding", "prose")
+    assert plan["classifier"]["rule"].endswith("and the ask names a source file: haiku.py")
+    assert served(proxy, body) == ("coding", "local")
+    haiku = {"role": "user", "content": "write a haiku about snow"}
+    assert served(proxy, {**body, "messages": [*body["messages"][:-1], haiku]})[0] == "prose"
 
 
 def test_kimi_clis_tools_are_an_agents_harness() -> None:

@@ -2,12 +2,17 @@
 
 Found in review: typical short asks in a coding agent's session ("write unit tests for
 build_parser", "explain what sync_dir does") were read as writing or reasoning and sent to
-the cloud, 10 to 13 of 34 in opencode, Continue and Goose, 10 in Claude Code.
+the cloud, 10 to 13 of 34 in opencode, Continue and Goose, 10 in Claude Code. And an ask
+that names a source file is coding there however sure the model is of other work: "add a
+main guard to haiku.py" in Kimi CLI's session was prose 0.989, on the cloud (a live review;
+`tests/fixtures/kimi-cli-1.51.0.md`).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -45,6 +50,19 @@ def cline(ask: str) -> dict[str, Any]:
 
 def plain(ask: str) -> dict[str, Any]:
     return {"model": "auto", "messages": [{"role": "user", "content": ask}]}
+
+
+KIMI_SESSION = Path(__file__).parents[1] / "fixtures/kimi-cli-1.51.0/main-agent-file-ask.json"
+KIMI_ASK = "add a main guard to haiku.py"
+
+
+def kimi_cli(ask: str) -> dict[str, Any]:
+    """Kimi CLI's main agent on the third turn of the recorded session (its system prompt,
+    its 15 tools, two asks answered through its `Agent` tool), `ask` the latest."""
+    body = dict(json.loads(KIMI_SESSION.read_text(encoding="utf-8")))
+    assert body["messages"][-1] == {"role": "user", "content": KIMI_ASK}
+    body["messages"][-1]["content"] = ask
+    return body
 
 
 AGENTS: dict[str, Callable[[str], dict[str, Any]]] = {
@@ -189,3 +207,84 @@ def test_the_model_decides_when_it_reads_coding_work_first() -> None:
             is None
         )
     assert rules.session_intent(view(plain("hi")), _p(writing=0.5, coding=0.5)) is None
+
+
+def test_an_ask_naming_a_source_file_in_kimi_clis_session_is_coding() -> None:
+    """The recorded request: the model reads "haiku" (prose, far above the floor), the file
+    name says the agent will edit haiku.py."""
+    body = kimi_cli(KIMI_ASK)
+    intent = classify(body)
+    shown = explain(body)
+    assert (intent.label, intent.source, intent.confidence) == ("coding", "rule", 0.9)
+    assert shown["rule"] == (
+        "agent_session: an agent's built-in tools offered, and the ask names a source file: "
+        "haiku.py"
+    )
+    assert shown["model_intent"] == "prose"
+    assert shown["top_intents"][0]["probability"] >= rules.AGENT_FLOOR
+
+
+# Asks the model reads as prose or math at 0.92 to 1.00 in every agent's session, each
+# naming a source file (a Chinese ask to Kimi CLI, Moonshot's, among them)
+FILE_ASKS = {
+    "write a haiku about snow and save it to haiku.py": "haiku.py",
+    "write a haiku about snow in src/poems/haiku.ts": "src/poems/haiku.ts",
+    "write a haiku about my script deploy.sh": "deploy.sh",
+    "what is the integral of x^2 sin x? put it in calc.py": "calc.py",
+    "write a haiku about the Makefile": "Makefile",
+}
+
+
+@pytest.mark.parametrize("ask", FILE_ASKS)
+@pytest.mark.parametrize("agent", [*AGENTS, "cline", "kimi_cli"])
+def test_an_ask_naming_a_source_file_is_coding_in_any_agents_session(agent: str, ask: str) -> None:
+    body = {**AGENTS, "cline": cline, "kimi_cli": kimi_cli}[agent](ask)
+    intent = classify(body)
+    shown = explain(body)
+    assert (intent.label, intent.source, intent.confidence) == ("coding", "rule", 0.9), shown
+    assert shown["rule"].endswith(f", and the ask names a source file: {FILE_ASKS[ask]}")
+    assert shown["model_intent"] in ("prose", "math")
+
+
+def test_a_chinese_ask_names_its_file_among_chinese_words() -> None:
+    body = kimi_cli("给haiku.py加一个main guard")
+    assert (classify(body).label, classify(body).source) == ("coding", "rule")
+    assert explain(body)["rule"].endswith("names a source file: haiku.py")
+
+
+# In Kimi CLI's session, asks the model reads as prose at 0.99 or more that name no source
+# file: a version, a domain, abbreviations, a library's name, prose and data files, a
+# sentence ending before "py"
+NO_FILE_ASKS = [
+    "write a haiku about snow",
+    "write a haiku about snow for version 3.11",
+    "write a haiku about the snow on example.com",
+    "write a haiku about the web site www.gob.py",
+    "write a haiku about snow, e.g. its silence.",
+    "write a haiku about snow in 300 b.c.",
+    "write a haiku about Node.js",
+    "write a haiku about notes.md",
+    "write a haiku about data.csv",
+    "write a haiku and save it in poem.txt",
+    "write a poem about the ocean. py is my favourite word",
+    *OTHER_ASKS,
+]
+
+
+@pytest.mark.parametrize("ask", NO_FILE_ASKS)
+def test_an_ask_naming_no_source_file_stays_what_the_model_reads(ask: str) -> None:
+    body = kimi_cli(ask)
+    shown = explain(body)
+    assert (classify(body).label, classify(body).source) == (shown["model_intent"], "model")
+    assert shown["model_intent"] in ("prose", "math") and shown["rule"] is None
+
+
+@pytest.mark.parametrize("ask", [KIMI_ASK, *FILE_ASKS])
+def test_a_file_name_outside_an_agents_session_decides_nothing(ask: str) -> None:
+    """A chat app's user writing a haiku about their script: the model's reading stands,
+    typed alone or under a chat app's system prompt."""
+    system = {"role": "system", "content": "You are a helpful assistant."}
+    for body in (plain(ask), {**plain(ask), "messages": [system, *plain(ask)["messages"]]}):
+        shown = explain(body)
+        assert (classify(body).source, shown["rule"]) == ("model", None)
+        assert classify(body).label == shown["model_intent"] in ("prose", "math")
