@@ -89,12 +89,14 @@ def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
     return openai_agents.handed_asks(messages)
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
-    """Whether the user message `messages[index]` is a framework's own, not an ask."""
+def passed_over(messages: Sequence[Any], index: int, instructors: bool) -> bool:
+    """Whether the user message `messages[index]` is a framework's own, not an ask;
+    `instructors`: the request is instructor's (`classifier.instructor.framed`, read from the
+    body, once)."""
     return (
         crewai.passed_over(messages, index)
         or pydantic_ai.passed_over(messages, index)
-        or instructor.passed_over(messages, index)
+        or (instructors and instructor.passed_over(messages, index))
         or smolagents.passed_over(messages, index)
         or dspy.passed_over(messages, index)
         or agno.passed_over(messages, index)

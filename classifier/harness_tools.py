@@ -97,7 +97,8 @@ _OTHER_AGENTS_TOOLS = (
 # no edits, `plan` no Shell either. Of a subagent's, only Glob and Grep were known, and
 # "explain what sync_dir does in utils.py" from its `coder` was reasoning 0.79, on the cloud
 # (found in a live review). Its `Think` is left out: a word an app may name a tool, and no
-# agent of its offers it (commented out in `agent.yaml`).
+# agent of its offers it (commented out in `agent.yaml`). Its Shell, ReadFile, WriteFile,
+# SearchWeb and FetchURL are what any app may call its own tools (`PLAIN_NAMES`).
 _KIMI_CLI_TOOLS = (
     "Agent AskUserQuestion SetTodoList Shell TaskList TaskOutput TaskStop ReadFile "
     "ReadMediaFile Glob Grep WriteFile StrReplaceFile SearchWeb FetchURL ExitPlanMode "
@@ -109,6 +110,13 @@ HARNESS_TOOLS = frozenset(
     + _OTHER_AGENTS_TOOLS.split()
     + _KIMI_CLI_TOOLS.split()
 )
+# Agents' built-in names that any app may give tools of its own: they count toward
+# `HARNESS_SEEN` only beside a name of an agent's that is no such (`classifier.toolset`).
+# Kimi CLI's: SearchWeb, FetchURL and ReadFile offered by a research app made "Summarise the
+# main causes of World War I." coding 0.92, served locally, by the agent session's rule
+# (found in review). Each of its toolsets offers another name of its: the main agent and
+# `coder` StrReplaceFile, `explore` and `plan` (read-only) Glob and Grep, Claude Code's too.
+PLAIN_NAMES = frozenset(("Shell", "ReadFile", "WriteFile", "SearchWeb", "FetchURL"))
 # A general-purpose agent harness's built-in tools, not a coding agent's: LangChain's
 # deepagents (pypi `deepagents` 0.7.32, `create_deep_agent`) offers a file system of its own
 # (middleware/filesystem.py `_FS_TOOL_ORDER`: ls, read_file, write_file, edit_file, delete,

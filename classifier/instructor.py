@@ -38,14 +38,24 @@ retry). A conversation's first message of the same words, one after a tool's res
 with words of the user's before the opening or after the fixed end, is read as written.
 instructor is no coding agent: its retries, passed over, do not make the request an agent's
 session (`classifier.rules.agent_session`).
+
+And only in instructor's request (`framed`): its JSON modes' system prompt (`GENIUS`, its own
+or after the caller's), a `json_schema` response format (`JSON_SCHEMA`), or a tool choice
+that forces the one tool offered (its tool modes). Its texts pasted into any other chat are
+the user's: "Correct your JSON ONLY RESPONSE, based on the following errors:", a pydantic
+error and "Why does my program keep getting this message, and how do I fix my pydantic
+model?" after a poem's turn was read as the poem's ask, prose 0.9955 (coding 0.546 read as
+written), and after a greeting as "hi" (found in review).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from classifier.message import after_first_user, one_text
+from classifier.message import after_first_user, one_text, per_text
+from classifier.toolset import tool_name
 
 _RECALL = "\nRecall the function correctly, fix the errors"
 
@@ -79,10 +89,53 @@ RETRIES = (
 _ERRORS = 1 << 16
 
 
+# The system prompt of instructor's JSON modes (`JSON`, `MD_JSON`, `ANTHROPIC_JSON`...), its
+# lines indented as in its source; the caller's system prompt, if any, before it
+GENIUS = re.compile(
+    r"As a genius expert, your task is to understand the content and provide\s+the parsed"
+    r" objects in json that match the following json_schema:"
+)
+# How far into a system prompt `GENIUS` is looked for: after the caller's own
+WITHIN = 32_768
+
+
+def framed(body: Mapping[str, Any], messages: Sequence[Any]) -> bool:
+    """Whether `body` (its chat `messages`) is instructor's request: a `json_schema` response
+    format, a tool choice forcing the one tool offered, or `GENIUS` in the system prompt."""
+    answer = body.get("response_format")
+    if isinstance(answer, dict) and answer.get("type") == "json_schema":
+        return True
+    if _forces_its_tool(body.get("tools"), body.get("tool_choice")):
+        return True
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
+        return False
+    text = one_text(first)
+    return text is not None and _genius(text)
+
+
+def _forces_its_tool(tools: object, choice: object) -> bool:
+    """Whether `choice` names the one tool of `tools` (chat's `{"function": {"name"}}`, or a
+    name at the top as Responses and Messages put it)."""
+    if not (isinstance(tools, list) and len(tools) == 1 and isinstance(choice, dict)):
+        return False
+    inner = choice.get("function")
+    name = (inner if isinstance(inner, dict) else choice).get("name")
+    return isinstance(name, str) and name == tool_name(tools[0])
+
+
+@per_text
+def _genius(text: str) -> bool:
+    """Whether the system prompt `text` holds `GENIUS` within `WITHIN` characters: read once
+    for a request (`classifier.message.per_text`), not for each retry-like message."""
+    return GENIUS.search(text, 0, WITHIN) is not None
+
+
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is instructor's retry: one of its texts
     (`RETRIES`), right after an assistant or a user message, after the request's first user
-    message, which is none of them (`after_first_user`)."""
+    message, which is none of them (`after_first_user`). Asked only of instructor's requests
+    (`framed`: `classifier.request`)."""
     if index < 1 or not _is_retry(messages[index]):
         return False
     before = messages[index - 1]

@@ -14,8 +14,9 @@ run is (`classifier.mini_swe_agent`): the task before it is read, and the reques
 a coding agent's session (`classifier.rules.agent_session`), which Kimi CLI's is. Told by
 the whole text, exactly as Kimi CLI sends it (one string), after an assistant's reply and
 after the request's first user message (the subagent's task: Kimi CLI sends its task
-first, always). A user who types or pastes the same words as a session's first message, or
-with other words of their own, is read as written.
+first, always), in Kimi CLI's request (`framed`: its system prompt opens with its name,
+`IDENTITY`). A user who types or pastes the same words as a session's first message, with
+other words of their own, or into another app's chat, is read as written.
 """
 
 from __future__ import annotations
@@ -32,17 +33,32 @@ SUMMARY_CONTINUATION = (
     " and analysis\n3. All important information that the parent agent should know"
 )
 
+# How Kimi CLI's system prompt opens, its main agent's and its subagents' alike
+# (`kimi_cli/agents/default/system.md`, the recorded bodies `tests/fixtures/kimi-cli-1.51.0/`)
+IDENTITY = "You are Kimi Code CLI, "
+
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is Kimi CLI's follow-up to a reply too
-    brief (`SUMMARY_CONTINUATION`): that text alone, right after an assistant's message, and
-    after the request's first user message, which is not (`after_first_user`)."""
+    brief (`SUMMARY_CONTINUATION`): that text alone, right after an assistant's message, in
+    Kimi CLI's request (`framed`), and after the request's first user message, which is not
+    (`after_first_user`)."""
     if not (_is_continuation(messages[index]) and index > 0):
         return False
     before = messages[index - 1]
     if not (isinstance(before, dict) and before.get("role") == "assistant"):
         return False
-    return after_first_user(messages, index, _is_continuation)
+    return framed(messages) and after_first_user(messages, index, _is_continuation)
+
+
+def framed(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are Kimi CLI's: the first is a system prompt that opens with
+    `IDENTITY`."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
+        return False
+    text = one_text(first)
+    return text is not None and text.startswith(IDENTITY)
 
 
 def _is_continuation(message: object) -> bool:

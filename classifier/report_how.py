@@ -11,11 +11,12 @@ HOW = """\
 1. **Rules** (`rules.py`), source `rule`: `tool_choice` that forces a call (`required`, or a
    named function) gives tool_calling (0.97); tools offered and a latest user message that
    asks for them (phrases such as "look up", "send an email", an offered tool's whole name
-   in "use / call / run / with the <name> tool" or "... function": "use the multiply tool"
-   with `multiply` offered, or two words of a tool's name in their order: "the current
-   weather" names `get_current_weather`) gives tool_calling (0.90). Descriptions are not
-   compared: an agent's are in everyday words ("command", "file", "list"), which any coding
-   task shares. Nor are the coding agents' built-in tools
+   in "use / call / run / with the <name> tool", or in an imperative "use / call / run the
+   <name> function" ("what's wrong with the search function" asks about code): "use the
+   multiply tool" with `multiply` offered, or two words of a tool's name in their order:
+   "the current weather" names `get_current_weather`) gives tool_calling (0.90).
+   Descriptions are not compared: an agent's are in everyday words ("command", "file",
+   "list"), which any coding task shares. Nor are the coding agents' built-in tools
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
    too ("store the todo write timestamp"), when three or more of them are offered (one
    offered by an app of its own, `read_file`, can be named); they still count as tools
@@ -33,7 +34,8 @@ HOW = """\
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
    `file_editor`, `task_tracker`; its `finish` and `think` are words any app may name a tool,
    and count for none), Cursor's, the Cline CLI's, crush's and Kimi CLI's (its subagents'
-   too) as well, or an agent's text cut
+   too; its Shell, ReadFile, WriteFile, SearchWeb and FetchURL, names any app may give its
+   tools, count only beside another agent's name) as well, or an agent's text cut
    from the latest or the first ask, item 3) is coding work unless the ask clearly is not:
    when the
    model reads it as math, reasoning, prose or writing and those four together stay below
@@ -143,7 +145,8 @@ HOW = """\
    is read as written. Nor is Kimi CLI's follow-up to a subagent's reply under 200
    characters (`classifier/kimi.py`: "Your previous response was too brief. Please provide
    a more comprehensive summary that includes:" and its three points, the text alone, right
-   after the reply and after the request's first user message): passed over for the
+   after the reply and after the request's first user message, under its system prompt,
+   "You are Kimi Code CLI, ..."): passed over for the
    subagent's task before it (read, the step was writing 0.76-0.89), and the request reads
    as an agent's session; typed as a conversation's first message, or with other words, it
    is read as written.
@@ -180,8 +183,11 @@ HOW = """\
    ... "fix the errors found in the following attempt:" and the reply, its other modes'
    alike) is passed over for the ask before it: right after the reply, or after the ask or
    an earlier retry where instructor sends no reply back (streamed, ANTHROPIC_JSON), never
-   as a conversation's first user message. Read, a JSON_SCHEMA math ask's retry was
-   instruction 0.67, an ANTHROPIC_JSON one's coding 0.83.
+   as a conversation's first user message, and only in instructor's request (its JSON
+   modes' "As a genius expert ..." system prompt, a `json_schema` response format, or a
+   tool choice forcing the one tool offered): pasted into another chat, they are the user's.
+   Read, a JSON_SCHEMA math ask's retry was instruction 0.67, an ANTHROPIC_JSON one's coding
+   0.83.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its
@@ -273,7 +279,9 @@ HOW = """\
    detected in last message. Did you mean to finish? ...</system>", its todos variant, its
    nudge under `-y`, its note on a repeated call). Read, one Open Interpreter
    conversation's turns were coding 0.43, math 0.62, then tool_calling 0.46. Each whole
-   template, and only after the request's first user message when that starts with none;
+   template, only in a request whose system prompt opens with either's name ("You are Open
+   Interpreter, ...", "You are gptme v..."), and only after the request's first user
+   message when that starts with none;
    the user's words after one in the same text are the ask. Neither is a coding agent and
    their first turns hold none of these, so they make no agent's session: a math ask read
    math on its first turn stays math on the next.

@@ -36,6 +36,7 @@ from classifier import (
     crush,
     dspy,
     frameworks,
+    instructor,
     kimi,
     mini_swe_agent,
     opencode,
@@ -175,7 +176,7 @@ class _Asks(NamedTuple):
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
 
 
-def _user_messages(messages: list[Any]) -> _Asks:
+def _user_messages(messages: list[Any], instructors: bool) -> _Asks:
     """The first and the latest user message that asks (`_asks`) and is not one of Aider's
     pairs (`classifier.aider.is_pair`, in its requests only: `is_aiders`; the first user
     message of "I updated the files." and an assistant's prefill asks), scanning a bounded
@@ -186,7 +187,9 @@ def _user_messages(messages: list[Any]) -> _Asks:
     loop, so only each message's role is read on the way (`islice`: no copy of the list),
     and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
     history a framework hands an agent opening the messages holds the first, and the latest
-    when no user message asks after it (`classifier.frameworks.handed_asks`)."""
+    when no user message asks after it (`classifier.frameworks.handed_asks`). `instructors`:
+    the request is instructor's (`classifier.instructor.framed`), whose retries are passed
+    over."""
     latest: object = None
     after_tool: bool | None = None
     passed = 0
@@ -196,7 +199,7 @@ def _user_messages(messages: list[Any]) -> _Asks:
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            own = _fixed(messages, last - back, aiders)
+            own = _fixed(messages, last - back, aiders, instructors)
             if own is None and _asks(message, aiders):
                 latest = message
                 break
@@ -206,7 +209,7 @@ def _user_messages(messages: list[Any]) -> _Asks:
                 break
         elif after_tool is None:
             after_tool = _role(message) in ("tool", "function")
-    first, passed_over = _first(messages, latest, aiders)
+    first, passed_over = _first(messages, latest, aiders, instructors)
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
     return _Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
@@ -220,13 +223,17 @@ def first_ask(messages: list[Any]) -> object:
     (`router.conversation.conversation_key`)."""
     if (handed := frameworks.handed_asks(messages)) is not None:
         return handed.first
-    return _first(messages, None, aider.is_aiders(messages))[0]
+    return _first(messages, None, aider.is_aiders(messages), False)[0]
 
 
-def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, bool]:
+def _first(
+    messages: list[Any], latest: object, aiders: bool, instructors: bool
+) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
     and whether an agent's text alone or Aider's messages were passed over on the way;
-    `aiders`: the request is Aider's (`classifier.aider.is_aiders`)."""
+    `aiders`: the request is Aider's (`classifier.aider.is_aiders`), `instructors`
+    instructor's (`_fixed`). instructor sends its retries after its ask only: for the first
+    ask, without the body, none is passed over."""
     start = aider.examples_end(messages)  # none but in Aider's requests
     harness = start > 0
     for index in range(start, min(len(messages), SCAN_MESSAGES)):
@@ -235,7 +242,7 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
             continue
         if message is latest:
             return message, harness
-        if own := _fixed(messages, index, aiders):
+        if own := _fixed(messages, index, aiders, instructors):
             harness = harness or own == "agent"
         elif _asks(message, aiders):
             return message, harness
@@ -244,13 +251,14 @@ def _first(messages: list[Any], latest: object, aiders: bool) -> tuple[object, b
     return None, harness
 
 
-def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
+def _fixed(messages: list[Any], index: int, aiders: bool, instructors: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
     own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events,
     Kimi CLI's follow-up to a subagent's reply too brief),
-    an agent framework's (`classifier.frameworks.passed_over`), which makes the request no
-    agent's session; None for any other."""
+    an agent framework's (`classifier.frameworks.passed_over`; instructor's retries in its
+    requests, `instructors`), which makes the request no agent's session; None for any
+    other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
@@ -259,7 +267,7 @@ def _fixed(messages: list[Any], index: int, aiders: bool) -> _Own:
         return "agent"
     if kimi.passed_over(messages, index):
         return "agent"
-    if frameworks.passed_over(messages, index):
+    if frameworks.passed_over(messages, index, instructors):
         return "framework"
     return None
 
@@ -284,7 +292,7 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    return _view(body, messages, _user_messages(messages))
+    return _view(body, messages, _user_messages(messages, instructor.framed(body, messages)))
 
 
 def view_cut(body: object) -> tuple[RequestView, bool, bool]:
@@ -297,7 +305,7 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
     if not isinstance(body, dict):
         return RequestView(), False, False
     messages = _messages(body)
-    asks = _user_messages(messages)
+    asks = _user_messages(messages, instructor.framed(body, messages))
     first = asks.first if asks.first is not asks.latest else None
     latest_cut, first_cut = (_cut(ask, messages, asks.aiders) for ask in (asks.latest, first))
     return _view(body, messages, asks), latest_cut, first_cut

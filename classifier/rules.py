@@ -50,9 +50,16 @@ _ASK_PHRASES = (
 # offered tool's name (`_named_phrase`): "Use the multiply tool to compute 1234 times 5678."
 # with `multiply` offered was math 0.68 (a one-word name has no pair for `tool_words`, found
 # in review), while "use the hammer tool in Photoshop" offers no `hammer`, and a tool named
-# `search` is not asked for by "search the web" (the phrases above decide that one).
-_ASK_VERBS = r"(?:use|using|call|calling|run|running|invoke|with|via)"
-_TOOL_NOUNS = r"(?:tool|function)"
+# `search` is not asked for by "search the web" (the phrases above decide that one). A
+# "function" is code's word as much as a tool's: only an imperative use, call, run or invoke
+# opening a sentence (or after "please", "you", "then") asks for one. "What's wrong with the
+# search function in my code?" with `search` offered was tool_calling 0.9 (coding 0.99 by the
+# model), and so were "calling the fetch function in my React component", "help with the
+# login function", and "a KeyError when calling the save function in storage.py" in a gptme
+# session (found in review).
+_TOOL_VERBS = r"(?:use|using|call|calling|run|running|invoke|with|via)"
+_FUNCTION_VERBS = r"(?:use|call|run|invoke)"
+_IMPERATIVE = r"(?:^|(?<=[.!?;:,\n])|\b(?:please|you|then)\b)\s*"
 _STOP_TEXT = (
     "the a an and or of to in on for with from by is are be get set this that it your you "
     "my me what how can please use using tool tools function api given data into"
@@ -78,15 +85,18 @@ def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
 
 @lru_cache(maxsize=256)
 def _named_phrase(tool_names: str) -> re.Pattern[str] | None:
-    """The phrase that asks for one of the offered tools by its whole name (`_ASK_VERBS`,
-    "the" or "your", the name, bare or in backticks or quotes, then `_TOOL_NOUNS`), any
-    case; None when no tool is offered. Cached, as `tool_words` is."""
+    """The phrase that asks for one of the offered tools by its whole name (`_TOOL_VERBS`,
+    "the" or "your", the name, bare or in backticks or quotes, then "tool"; or an imperative
+    `_FUNCTION_VERBS` so, then "function"), any case; None when no tool is offered. Cached,
+    as `tool_words` is."""
     names = sorted({n for n in tool_names.split(" ") if n}, key=len, reverse=True)
     if not names:
         return None
     name = "|".join(map(re.escape, names))
     return re.compile(
-        rf"\b{_ASK_VERBS}\s+(?:the|your)\s+([`'\"]?)({name})\1\s+{_TOOL_NOUNS}\b",
+        rf"\b{_TOOL_VERBS}\s+(?:the|your)\s+(?P<q>[`'\"]?)(?P<tool>{name})(?P=q)\s+tool\b"
+        rf"|{_IMPERATIVE}{_FUNCTION_VERBS}\s+(?:the|your)\s+(?P<fq>[`'\"]?)"
+        rf"(?P<function>{name})(?P=fq)\s+function\b",
         re.IGNORECASE,
     )
 
@@ -114,7 +124,8 @@ def asks_for_tools(v: RequestView) -> str | None:
             return f"asks: {phrase!r}"
     by_name = _named_phrase(v.tool_names)
     if by_name is not None and (found := by_name.search(v.latest)):
-        return f"asks for an offered tool by its name: {found.group(2).lower()}"
+        name = found["tool"] or found["function"]
+        return f"asks for an offered tool by its name: {name.lower()}"
     named = tool_words(v.tool_names)
     if not named:
         return None

@@ -23,7 +23,10 @@ the user's words after one in the same text are the ask (`ask_words`). Told by t
 template, its opening through its fixed end: a user's text that only starts like one is read
 as written. And only after the request's first user message when that one is none of them:
 both send the user's prompt first, so a template with no prompt before it is a user's paste,
-read as written (`classifier.message.after_first_user`). Neither is a coding agent, and their
+read as written (`classifier.message.after_first_user`). And only in their requests
+(`framed`): each opens its system prompt with its name (`IDENTITIES`). In any other chat
+these texts are the user's: pasted after a greeting, "hi", the request was read as "hi"
+(all 13 texts of these and instructor's, found in review). Neither is a coding agent, and their
 first turn holds none of these: were a follow-up turn read as a coding agent's session
 (`classifier.rules.agent_session`), a math ask read math on its first turn would read coding
 on the next, after its code ran. So what they pass over does not make a request an agent's
@@ -37,7 +40,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import SCAN_MESSAGES, after_first_user, one_text
+from classifier.message import SCAN_MESSAGES, after_first_user, one_text, per_text
 
 # Open Interpreter: `code_output_template`, around the run's output, and
 # `empty_code_output_template` (both as its defaults; the message is stripped)
@@ -79,6 +82,14 @@ TEMPLATES = {
     STUCK: STUCK_END,
 }
 _OPENING = re.compile(r"\s{0,64}(" + "|".join(map(re.escape, TEMPLATES)) + ")")
+# Each one's system prompt opens so: Open Interpreter's default `system_message`
+# (`interpreter/core/default_system_message.py`), gptme's with its version after the "v"
+# (the recorded bodies, `tests/fixtures/open-interpreter-0.4.3/`, `tests/fixtures/gptme-0.35.1/`)
+IDENTITIES = ("You are Open Interpreter, a world-class programmer", "You are gptme v")
+_IDENTITY = re.compile(r"\s{0,64}(?:" + "|".join(map(re.escape, IDENTITIES)) + ")")
+# Nothing but white space from a position to the text's end: matched in place, no copy
+_BLANK_TO_END = re.compile(r"\s*\Z")
+_BLANK = re.compile(r"\s*")
 # How far past an opening its end is looked for (a run's output; Open Interpreter cuts it to
 # `max_output`, 2,800 characters by default), and how many templates one text is read past
 WITHIN = 100_000
@@ -87,28 +98,53 @@ EACH_TEXT = 8
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is one text of these templates alone
-    (`templates_end`), after the request's first user message, which does not start with
-    one (`classifier.message.after_first_user`)."""
+    (`templates_end`), in Open Interpreter's or gptme's request (`framed`), after the
+    request's first user message, which does not start with one
+    (`classifier.message.after_first_user`). Read in place: a copy of what follows the
+    templates cost milliseconds a turn on a message of megabytes (found in review)."""
     text = one_text(messages[index])
-    if text is None or not (end := templates_end(text)) or text[end:].strip():
+    if text is None or not (end := templates_end(text)) or not _BLANK_TO_END.match(text, end):
         return False
-    return after_first_user(messages, index, _opens)
+    return framed(messages) and after_first_user(messages, index, _opens)
 
 
 def ask_words(message: object, messages: Sequence[Any]) -> object:
     """The user's words after the templates that start the ask `message` of `messages`
-    (`templates_end`), when the request's first user message (among the first
-    `SCAN_MESSAGES`) is another, which starts with none; any other content as it is (the
-    same object)."""
+    (`templates_end`), in Open Interpreter's or gptme's request (`framed`), when the
+    request's first user message (among the first `SCAN_MESSAGES`) is another, which starts
+    with none; any other content as it is (the same object)."""
     content = message.get("content") if isinstance(message, dict) else None
     text = one_text(message)
-    if text is None or not (end := templates_end(text)):
+    if text is None or not framed(messages):
         return content
-    words = text[end:].strip()
     first = next((m for m in islice(messages, SCAN_MESSAGES) if _role(m) == "user"), None)
-    if not words or first is None or first is message or _opens(first):
+    if first is None or first is message or _opens(first):
         return content
-    return words
+    words = _words_after(text)
+    return content if words is None else words
+
+
+@per_text
+def _words_after(text: str) -> str | None:
+    """The words after the templates `text` starts with (`templates_end`), stripped; None
+    when it starts with none or nothing follows them. Kept for the text (`per_text`): an ask
+    is read for the view and for its key, and each copy of a message of megabytes cost
+    milliseconds (found in review)."""
+    end = templates_end(text)
+    if not end or _BLANK_TO_END.match(text, end):
+        return None
+    blank = _BLANK.match(text, end)
+    return text[blank.end() if blank else end :].rstrip()
+
+
+def framed(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are Open Interpreter's or gptme's: the first is a system prompt
+    that opens with one's name (`IDENTITIES`, after at most 64 white spaces)."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
+        return False
+    text = one_text(first)
+    return text is not None and _IDENTITY.match(text) is not None
 
 
 def templates_end(text: str) -> int:
@@ -135,7 +171,14 @@ def _opens(message: object) -> bool:
     """Whether `message` is one text that starts with a whole template: the request's
     first user message so is a user's, its later ones pastes too."""
     text = one_text(message)
-    return text is not None and templates_end(text) > 0
+    return text is not None and _starts_templated(text)
+
+
+@per_text
+def _starts_templated(text: str) -> bool:
+    """Whether `text` starts with a whole template: the first user message's, read once for
+    a request (`classifier.message.per_text`), not again for each turn passed over."""
+    return templates_end(text) > 0
 
 
 def _role(message: object) -> object:

@@ -18,6 +18,7 @@ from classifier.harness_tools import (
     GENERAL_HARNESS_TOOLS,
     HARNESS_SEEN,
     HARNESS_TOOLS,
+    PLAIN_NAMES,
 )
 
 TOOL_CHARS = 600
@@ -39,14 +40,16 @@ def tool_names(tools: list[Any]) -> tuple[str, bool]:
     command", Codex's update_plan "a list of plan items"), and two of them shared with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). Nor an
     agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
-    tools read say the tools are an agent's harness, nor a general harness's
+    tools read, not all of them names any app may give its own (`PLAIN_NAMES`), say the
+    tools are an agent's harness, nor a general harness's
     (`GENERAL_HARNESS_TOOLS`, when all of `GENERAL_HARNESS_SIGN` are read), which count
     for no coding agent's. The tools read are `scanned_tools`', with the names it looked up
     (`_scanned`): each is looked up once. Also whether they are a coding agent's harness."""
     names = [name for _, name in _scanned(tools) if isinstance(name, str)]
     general = GENERAL_HARNESS_SIGN.issubset(names)
     own = _CODING_ONLY if general else HARNESS_TOOLS
-    agent = sum(name in own for name in names) >= HARNESS_SEEN
+    counted = [name for name in names if name in own]
+    agent = len(counted) >= HARNESS_SEEN and not PLAIN_NAMES.issuperset(counted)
     built_in = HARNESS_TOOLS if agent else _NONE
     if general:
         built_in = built_in | GENERAL_HARNESS_TOOLS

@@ -124,8 +124,8 @@ def test_the_follow_up_to_a_brief_reply_is_read_as_the_task_before_it(
 
 def test_the_same_words_of_a_users_own_are_read_as_written(proxy: RunningRouter) -> None:
     """As a conversation's first message (after a greeting of the assistant's too), with
-    words of the user's after them, or not after a reply (after another user message): read
-    as they are, the user's."""
+    words of the user's after them, not after a reply (after another user message), or in
+    another app's chat: read as they are, the user's."""
     body = captured("subagent-continuation")
     system, task, *_ = body["messages"]
     pasted = {"role": "user", "content": SUMMARY_CONTINUATION}
@@ -136,7 +136,10 @@ def test_the_same_words_of_a_users_own_are_read_as_written(proxy: RunningRouter)
         ([system, greeting, pasted], SUMMARY_CONTINUATION),
         ([*body["messages"][:-1], {"role": "user", "content": typed}], typed),
         ([system, task, pasted], SUMMARY_CONTINUATION),
-    ]
+        # after a reply in another app's chat: no Kimi CLI's system prompt (found in review)
+        ([{"role": "system", "content": "You are a helpful assistant."}, *body["messages"][1:]],
+         SUMMARY_CONTINUATION),
+    ]  # fmt: skip
     for messages, words in cases:
         read = explained(proxy, {**body, "messages": messages})["classifier"]["read"]
         assert read["latest_chars"] == len(words), messages[-1]

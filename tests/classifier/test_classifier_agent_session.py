@@ -288,3 +288,22 @@ def test_a_file_name_outside_an_agents_session_decides_nothing(ask: str) -> None
         shown = explain(body)
         assert (classify(body).source, shown["rule"]) == ("model", None)
         assert classify(body).label == shown["model_intent"] in ("prose", "math")
+
+
+KIMI_PLAIN = ["SearchWeb", "FetchURL", "ReadFile", "WriteFile", "Shell"]
+
+
+@pytest.mark.parametrize("count", [3, 5])
+def test_kimi_clis_plain_names_alone_are_no_agents_session(count: int) -> None:
+    """Shell, ReadFile, WriteFile, SearchWeb and FetchURL are Kimi CLI's, but any app may
+    name its tools so: offered alone, a research app's made "Summarise the main causes of
+    World War I." coding 0.92 by the agent session's rule (found in review). Beside a name
+    of an agent's that is none of them (Kimi CLI's StrReplaceFile, the Glob and Grep of its
+    read-only subagents), they count."""
+    tools = [{"type": "function", "function": {"name": n}} for n in KIMI_PLAIN[:count]]
+    body = {**plain("Summarise the main causes of World War I."), "tools": tools}
+    assert not view(body).agent_tools and not view(body).harness_cut
+    assert explain(body)["rule"] is None
+    for sign in ("StrReplaceFile", "Glob"):
+        signed = [*tools[:2], {"type": "function", "function": {"name": sign}}]
+        assert view({**body, "tools": signed}).agent_tools

@@ -51,7 +51,21 @@ def captured(name: str) -> dict[str, Any]:
     return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
 
 
+# The system prompt of instructor's JSON modes (`handle_json_modes`), as it indents it
+GENIUS = (
+    "\n            As a genius expert, your task is to understand the content and provide\n"
+    "            the parsed objects in json that match the following json_schema:\n\n"
+    '            {"properties": {"speed_kmh": {"type": "number"}}}'
+)
+
+
 def chat(*messages: tuple[str, str]) -> dict[str, Any]:
+    """instructor's request of `messages`, under its JSON modes' system prompt."""
+    return bare(("system", GENIUS), *messages)
+
+
+def bare(*messages: tuple[str, str]) -> dict[str, Any]:
+    """A chat of `messages`, nothing of instructor's around them."""
     return {"model": "auto", "messages": [{"role": r, "content": c} for r, c in messages]}
 
 
@@ -89,7 +103,7 @@ def test_each_retry_after_a_reply_or_the_ask_is_passed_over(retry: str, before: 
     seen = view(body)
     assert (seen.latest, seen.first, seen.harness_cut) == (ASK, "", False)
     parts = chat(("user", ASK), ("user", retry))
-    parts["messages"][1]["content"] = [{"type": "text", "text": retry}]
+    parts["messages"][2]["content"] = [{"type": "text", "text": retry}]
     assert view(parts).latest == ASK
 
 
@@ -98,7 +112,7 @@ def test_each_retry_after_a_reply_or_the_ask_is_passed_over(retry: str, before: 
     [
         # a conversation's first message: a user's paste
         [("user", RETRIES[0])],
-        [("system", "You fix JSON."), ("user", RETRIES[1])],
+        [("user", RETRIES[1])],
         # after a tool's result: instructor sends a call's errors in the tool message itself
         [("user", ASK), ("tool", "42"), ("user", RETRIES[1])],
         # the first user message of the same words: a user's paste, all read as written
@@ -117,5 +131,50 @@ def test_each_retry_after_a_reply_or_the_ask_is_passed_over(retry: str, before: 
 def test_its_words_elsewhere_are_read_as_written(messages: list[tuple[str, str]]) -> None:
     body = chat(*messages)
     if messages[1:2] == [("tool", "42")]:
-        body["messages"][1]["tool_call_id"] = "call_1"
+        body["messages"][2]["tool_call_id"] = "call_1"
     assert view(body).latest == messages[-1][1]
+
+
+PASTED = [
+    # found in review: the user's question after instructor's text, read as the poem's ask
+    f"Correct your JSON ONLY RESPONSE, based on the following errors:\n{ERRORS}\n\nWhy does"
+    " my program keep getting this message, and how do I fix my pydantic model?",
+    *RETRIES,
+]
+
+
+@pytest.mark.parametrize("pasted", PASTED)
+@pytest.mark.parametrize("before", ["Write a short poem about autumn leaves.", "hi"])
+def test_its_texts_in_another_apps_chat_are_the_users(pasted: str, before: str) -> None:
+    """Pasted into a chat with nothing of instructor's (its JSON modes' system prompt, a
+    `json_schema` response format, a tool forced), its texts are the user's ask: the first
+    was read as the poem's (prose 0.9955 where it reads coding), each after "hi" as "hi"."""
+    body = bare(("system", "You are a helpful assistant."), ("user", before))
+    body["messages"] += [{"role": "assistant", "content": "Hello!"}]
+    body["messages"] += [{"role": "user", "content": pasted}]
+    assert view(body).latest == pasted
+    assert view(chat(("user", before), ("assistant", "Hello!"), ("user", pasted))).latest == before
+
+
+def forced_tool(*names: str) -> dict[str, Any]:
+    """A bare chat offering `names`, the first forced (instructor's tool modes)."""
+    body = bare(("user", ASK), ("assistant", "20"), ("user", RETRIES[1]))
+    body["tools"] = [{"type": "function", "function": {"name": n}} for n in names]
+    body["tool_choice"] = {"type": "function", "function": {"name": names[0]}}
+    return body
+
+
+def test_instructors_request_is_told_by_its_schema_its_forced_tool_or_its_prompt() -> None:
+    """JSON_SCHEMA sends a `json_schema` response format and the caller's system prompt
+    alone; the tool modes force their one tool; the JSON modes append their prompt to the
+    caller's."""
+    schema = bare(("system", "You are a tutor."), ("user", ASK), ("user", RETRIES[0]))
+    schema["response_format"] = {"type": "json_schema", "json_schema": {"name": "Answer"}}
+    after = bare(("system", f"You are a tutor.\n\n{GENIUS}"), ("user", ASK), ("user", RETRIES[0]))
+    for body in (schema, forced_tool("Answer"), after):
+        assert view(body).latest == ASK
+    # a forced tool beside others, a `json_object` format alone: any app's
+    assert view(forced_tool("Answer", "get_weather")).latest == RETRIES[1]
+    plain = bare(("user", ASK), ("user", RETRIES[0]))
+    plain["response_format"] = {"type": "json_object"}
+    assert view(plain).latest == RETRIES[0]

@@ -194,3 +194,41 @@ def test_the_templates_are_read_past_to_a_bound() -> None:
     assert view(in_oi(MATH, RUN, long)).latest != MATH
     fits = in_oi(MATH, RUN, f"{CODE_OUTPUT}{'x' * 99_000}{CODE_OUTPUT_END}")
     assert view(fits).latest == MATH
+
+
+TEMPLATES = [
+    f"{CODE_OUTPUT}391{CODE_OUTPUT_END}",
+    NO_OUTPUT,
+    FINISH,
+    f"{TODOS}- [ ] write tests{TODOS_END}",
+    NUDGE,
+    f"{STUCK}shell`) was repeated 3 times without progress.{STUCK_END}",
+]
+
+
+@pytest.mark.parametrize("template", TEMPLATES)
+@pytest.mark.parametrize("system", [None, "You are a helpful assistant."])
+def test_a_template_in_another_apps_chat_is_the_users(template: str, system: str | None) -> None:
+    """Pasted after a greeting in a chat that is neither's (no system prompt opening with
+    Open Interpreter's or gptme's name), a template is the user's ask, alone or with their
+    words after it: each was read as "hi" (found in review)."""
+    opening = [{"role": "system", "content": system}] if system else []
+    for pasted in (template, f"{template}\n\nWhat does this mean?"):
+        turns = ["hi", "Hello! How can I help you today?", pasted]
+        body = {
+            "model": "auto",
+            "messages": [*opening, *map(_message, ["user", "assistant", "user"], turns)],
+        }
+        assert view(body).latest == pasted
+
+
+def test_gptmes_own_prompt_frames_its_nag() -> None:
+    """Its recorded request opens with its system prompt, its version after "You are gptme
+    v": the nag is passed over there, and read as written under another prompt."""
+    _, nagged = gptme_turns()
+    assert view(nagged).latest == GPTME_ASK
+    other = {
+        **nagged,
+        "messages": [{"role": "system", "content": "Be brief."}, *nagged["messages"][1:]],
+    }
+    assert view(other).latest == FINISH
