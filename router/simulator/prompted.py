@@ -1,14 +1,25 @@
-"""JSON asked for in the prompt itself: a JSON schema in the text, and the ask to answer it.
+"""JSON asked for in the prompt itself: a JSON schema in the text, introduced as the form
+of the answer.
 
 instructor's JSON, MD_JSON and ANTHROPIC_JSON modes (1.17) send no schema field: the system
 prompt says "As a genius expert, your task is to understand the content and provide the
 parsed objects in json that match the following json_schema:", the schema pretty-printed,
 "Make sure to return an instance of the JSON, not the schema itself" (JSON mode adds
 `response_format: json_object`; MD_JSON asks in a user turn for "the correct JSON response
-within a ```json codeblock"). A model answers an instance of the schema; the simulator
-answered `{"answer": …}`, prose or a code block, and every such call failed validation
-until instructor gave up (found in review). Other prompted-output helpers (pydantic-ai's
-`PromptedOutput`, LangChain's parsers) put a schema in the text the same way.
+within a ```json codeblock"). pydantic-ai's `PromptedOutput` says "Always respond with a
+JSON object that's compatible with this schema:". A model answers an instance of the
+schema; the simulator answered `{"answer": …}`, prose or a code block, and every such call
+failed validation until instructor gave up (found in review).
+
+A schema counts only where the sentence leading into it asks for the answer in JSON (a
+verb of answering and "json", `_introduced`), and not where it is a tool's: prompts that
+frame the answer in a text format of their own are passed over whole (ReAct's `Action:` /
+`Action Input:` lines, DSPy's `[[ ## field ## ]]` markers, `_FRAMED`), and so is a schema
+introduced by a tool listing (LlamaIndex's `Tool Args:`, crewAI's `Tool Arguments:`,
+"parameters"). Taking any object schema with "json" somewhere around it, the simulator
+answered LlamaIndex's ReActAgent and crewAI's ReAct prompts with the tool's arguments as
+JSON (`{"a": 1, "b": 1}`), which LlamaIndex took for the agent's final answer (found in
+review).
 
 The scan serves load tests, so it is bounded: texts without `"properties"` are passed over
 at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
@@ -19,15 +30,28 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 _LONGEST = 256 * 1024  # characters of a text scanned for a schema
 _WORK = 4  # decoding work allowed, in multiples of the text's length
 _TRIES = 64  # objects decoded in one text at most
+_LEAD = 400  # characters before a schema read for the sentence that introduces it
 _OPENING = re.compile(r'\{\s*"')  # where a JSON object with members can begin
 _JSON = re.compile(r"\bjson", re.I)
 _FENCED = re.compile(r"```json|\bcode ?block", re.I)  # not "no Markdown fencing"
+# a verb that asks for the answer itself ("respond with", "provide the parsed objects")
+_ANSWER = re.compile(
+    r"\b(?:respon[ds]|reply|answer|return|output|provide|produce|give|write|format)", re.I
+)
+# words of a tool listing: a schema they introduce is a tool's input, not the answer
+_TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|functions?)\b", re.I)
+# text formats an answer must keep to (ReAct's lines, DSPy's field markers): a schema in
+# such a prompt is never the whole answer's
+_FRAMED = re.compile(r"^[ \t]*Action(?: Input)?[ \t]*:|\[\[ ## \w+ ## \]\]", re.M | re.I)
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
+_FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,33 +63,49 @@ class Asked:
 
 
 def asked_json(user: str, system: str) -> Asked | None:
-    """The JSON schema the latest user text or the system text holds (in that order) and
-    asks an answer of: an object schema (`"type": "object"` and its `properties`), the
-    text around it saying JSON. None where neither does."""
+    """The JSON schema the latest user text or the system text (in that order) introduces
+    as the form of the answer (`_introduced`): an object schema (`"type": "object"` and its
+    `properties`). None where neither does, or where either frames the answer in a text
+    format of its own (`_FRAMED`)."""
+    if _FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]):
+        return None
     for text, other in ((user, system), (system, user)):
-        found = schema_in(text)
-        if found is None:
-            continue
-        schema, start, end = found
-        around = text[:start] + text[end:]
-        if _JSON.search(around) or _JSON.search(other):
+        for schema, start, end in schemas_in(text):
+            if not _introduced(text[max(0, start - _LEAD) : start]):
+                continue
+            around = text[:start] + text[end:]
             return Asked(schema, bool(_FENCED.search(around) or _FENCED.search(other)))
     return None
 
 
+def _introduced(lead: str) -> bool:
+    """Whether the sentence `lead` ends with (the text just before a schema, less a fence
+    opening) asks for the answer in JSON and names no tool, action or arguments."""
+    lead = _FENCE_OPENING.sub("", lead.rstrip()).rstrip()
+    sentence = _SENTENCE_END.split(lead)[-1]
+    return bool(
+        _JSON.search(sentence) and _ANSWER.search(sentence) and not _TOOLISH.search(sentence)
+    )
+
+
 def schema_in(text: str) -> tuple[dict[str, Any], int, int] | None:
-    """The first JSON object schema written whole in `text`, with where it starts and
-    ends. Each try decodes from an opening brace; a failed one is charged the rest of the
-    text (an unterminated string reads that far), a decoded one its own length, so the
-    work stays within `_WORK` times the text."""
+    """The first JSON object schema written whole in `text` (`schemas_in`)."""
+    return next(schemas_in(text), None)
+
+
+def schemas_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
+    """The JSON object schemas written whole in `text`, each with where it starts and ends.
+    Each try decodes from an opening brace; a failed one is charged the rest of the text
+    (an unterminated string reads that far), a decoded one its own length, so the work
+    stays within `_WORK` times the text."""
     if '"properties"' not in text or len(text) > _LONGEST:
-        return None
+        return
     decoder = json.JSONDecoder()
     budget, position = _WORK * len(text), 0
     for _ in range(_TRIES):
         opening = _OPENING.search(text, position)
         if opening is None or budget <= 0:
-            return None
+            return
         start = opening.start()
         try:
             value, end = decoder.raw_decode(text, start)
@@ -74,10 +114,9 @@ def schema_in(text: str) -> tuple[dict[str, Any], int, int] | None:
             position = start + 1
             continue
         if _is_schema(value):
-            return value, start, end
+            yield value, start, end
         budget -= end - start
         position = end
-    return None
 
 
 def _is_schema(value: Any) -> bool:

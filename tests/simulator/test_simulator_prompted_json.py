@@ -9,7 +9,13 @@ demo mode). instructor itself is not a test dependency: 1.17.0 requires `jiter<0
 holds openai below the project's (3.57 needs jiter 0.19), so the bodies are the ones it sent
 (`tests/fixtures/instructor-1.17.0.md`), through the official SDKs, and the answers are
 checked as instructor checks them, with the pydantic models that wrote the schemas, and
-against the schemas with jsonschema."""
+against the schemas with jsonschema.
+
+A tool's schema in a prompt is not the answer's: taking any object schema with "json"
+around it, the simulator answered LlamaIndex's ReActAgent (`Tool Args:`, "Action Input: ...
+in a JSON format") and crewAI's ReAct prompts (`Tool Arguments:`) with the tool's arguments,
+`{"a": 1, "b": 1}`, which LlamaIndex took for the agent's final answer (found in review;
+`tests/fixtures/llama-index.md`, `crewai-1.15.30.md`)."""
 
 from __future__ import annotations
 
@@ -26,10 +32,17 @@ import pytest
 from pydantic import BaseModel, Field
 
 from router.simulator import SimThread
-from router.simulator.prompted import schema_in
+from router.simulator.prompted import asked_json, schema_in
 
 MODEL = "tiny"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "instructor-1.17.0"
+REACT = [
+    "llama-index/react-agent.json",
+    "crewai-1.15.30/react.json",
+    "crewai-1.15.30/react-after-tool.json",
+    "crewai-1.15.30/react-force-final.json",
+    "crewai-1.15.30/kickoff-react.json",
+]
 FENCE = re.compile(r"\A```json\n(.*)\n```\Z", re.S)
 
 
@@ -139,3 +152,44 @@ def test_the_scan_is_bounded() -> None:
     assert schema_in(unclosed * 10 + json.dumps(schema)) is None
     assert schema_in(unclosed * 3 + json.dumps(schema)) is not None  # within the budget
     assert schema_in(" " * 300_000 + json.dumps(schema)) is None  # past its length
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+@pytest.mark.parametrize("name", REACT)
+def test_a_react_prompts_tool_schema_is_not_the_answer(
+    start_sim: Callable[..., SimThread], profile: str, name: str
+) -> None:
+    """The answer to a ReAct prompt is the one its ask gets with no tools listed at all
+    (prose here), not JSON of a tool's arguments."""
+    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    body = json.loads((FIXTURES.parent / name).read_text(encoding="utf-8")) | {"model": MODEL}
+    assert schema_in(body["messages"][0]["content"]) is not None  # the tool's, in the system
+    content = sdk.chat.completions.create(**body).choices[0].message.content or ""
+    untold = [message for message in body["messages"] if message["role"] != "system"]
+    alone = sdk.chat.completions.create(**body | {"messages": untold}).choices[0].message
+    assert content == alone.content
+    assert not content.lstrip().startswith(("{", "```"))
+
+
+def test_only_a_schema_the_ask_leads_into_is_the_answers() -> None:
+    """The sentence just before a schema must ask for the answer in JSON; a schema a tool
+    listing introduces is passed over for one asked of after it, and a prompt framing its
+    answer in fields of its own (DSPy's markers, as DSPy notes a typed output field's
+    schema) is answered as before whatever it says of JSON."""
+    schema = json.dumps(User.model_json_schema())
+    tool = json.dumps(Answer.model_json_schema())
+    asked = f"Respond with a JSON object matching this schema:\n```json\n{schema}\n```"
+    assert asked_json(asked, "") is not None
+    listed = f"Tools:\nget_speed: Get a speed.\nParameters: {tool}\n\nAnswer in JSON."
+    assert asked_json(listed, "") is None
+    found = asked_json("Extract the user.", f"{listed}\n\n{asked}")
+    assert found is not None and found.schema == User.model_json_schema()
+    for lead in ("Write the tool arguments in JSON that match:", "Which fields does"):
+        assert asked_json(f"{lead} {schema}", "") is None
+    dspy = (
+        "Your output fields are:\n1. `user` (User):\nAll interactions will be structured in"
+        " the following way, with the appropriate values filled in.\n\n[[ ## user ## ]]\n"
+        f"{{user}}        # note: the value you produce must adhere to the JSON schema: {schema}"
+        "\n\n[[ ## completed ## ]]"
+    )
+    assert asked_json("[[ ## question ## ]]\nWho is Jason?", dspy) is None
