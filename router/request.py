@@ -245,12 +245,16 @@ _TEXT_OR_BLOCKS = "one of a string or array of objects"
 
 def _bad_block(content: list[Any], where: str) -> None:
     """Raise for the first block of `content` that is not an object or has an image source
-    that is not one, naming it."""
+    that is not one, naming it: an absent (or null) source is missing, as every absent
+    field the router requires is (`missing_required_parameter`), not "got null"."""
     for index, block in enumerate(content):
         if not isinstance(block, dict):
             raise wrong_type(block, f"{where}[{index}]", "an object")
-        if block.get("type") == "image" and not isinstance(block.get("source"), dict):
-            raise wrong_type(block.get("source"), f"{where}[{index}].source", "an object")
+        if block.get("type") != "image" or isinstance(block.get("source"), dict):
+            continue
+        if block.get("source") is None:
+            raise missing(f"{where}[{index}].source")
+        raise wrong_type(block["source"], f"{where}[{index}].source", "an object")
 
 
 def _validate_responses(body: dict[str, Any]) -> None:

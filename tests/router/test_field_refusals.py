@@ -179,6 +179,16 @@ def test_completions_max_tokens_0_is_the_backends_to_answer(
             "messages[0].content[0].source",
             _type("messages[0].content[0].source", "an object", "a string")[2],
         ),
+        (  # absent, it was "expected an object, but got null instead" (found in review)
+            {"messages": [{"role": "user", "content": [{"type": "image"}]}]},
+            "messages[0].content[0].source",
+            _missing("messages[0].content[0].source")[2],
+        ),
+        (
+            {"messages": [HI[0], {"role": "user", "content": [{"type": "image", "source": None}]}]},
+            "messages[1].content[0].source",
+            _missing("messages[1].content[0].source")[2],
+        ),
     ],
     ids=lambda v: str(v)[:50],
 )
