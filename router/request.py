@@ -137,17 +137,19 @@ def _validate_limits(api: Api, body: dict[str, Any]) -> None:
     if api == "responses":
         return
     for field in OUTPUT_LIMITS[api]:
-        _validate_limit(body.get(field), field, _least(api))
+        _validate_limit(body.get(field), field, _least(api, body))
 
 
-def _least(api: Api) -> int:
+def _least(api: Api, body: dict[str, Any]) -> int:
     """The least output limit the router takes: 1, as OpenAI and vLLM take for chat, and
-    Anthropic for Messages; 0 on completions, where `max_tokens: 0` with `echo` asks for the
-    prompt echoed with its log probabilities and nothing written, which OpenAI's API serves
-    and vLLM too (its `echo_without_generation`). Responses' is 1: OpenAI's floor of 16
-    output tokens is its models', which vLLM does not share, so its own 400 says it, passed
-    on, when a request asking fewer reaches it; the router's check is of what it needs."""
-    return 0 if api == "completions" else 1
+    Anthropic for Messages; on completions 0 where the body asks for `echo` (`max_tokens: 0`
+    then asks for the prompt echoed, with its log probabilities, and nothing written, which
+    vLLM serves, its `echo_without_generation`), else 1: vLLM refuses a 0 without `echo` in
+    its own words ("max_tokens must be at least 1, got 0."), which reached the client with
+    a null code. Responses' is 1: OpenAI's floor of 16 output tokens is its models', which
+    vLLM does not share, so its own 400 says it, passed on, when a request asking fewer
+    reaches it; the router's check is of what it needs."""
+    return 0 if api == "completions" and body.get("echo") is True else 1
 
 
 def _validate_limit(value: Any, field: str, least: int) -> None:
@@ -266,7 +268,7 @@ def _validate_responses(body: dict[str, Any]) -> None:
             " a message",
             param="input",
         )
-    _validate_limit(body.get("max_output_tokens"), "max_output_tokens", _least("responses"))
+    _validate_limit(body.get("max_output_tokens"), "max_output_tokens", _least("responses", body))
     background = body.get("background")
     if background is not None and not isinstance(background, bool):
         # "false" read as true was refused as asking for a background run

@@ -1,4 +1,13 @@
-"""Legacy OpenAI Completions (`/v1/completions`), as vLLM and OpenAI serve it."""
+"""Legacy OpenAI Completions (`/v1/completions`), as vLLM and OpenAI serve it.
+
+vLLM's `echo` (its `serving_completion`): the prompt comes back before the generated text,
+in the whole choice and in a stream's first chunk of each choice; with `max_tokens: 0` the
+prompt alone (`echo_without_generation`: an lm-eval-style request for the prompt's log
+probabilities), the engine then generating one token it counts in the usage but does not
+show, so `finish_reason` is that token's, "length". The cloud profile reads no `echo`, as
+before: which of OpenAI's models serve `echo` with `max_tokens: 0` is not clear from what its
+clients report (gpt-3.5-turbo-instruct refuses `echo` with `logprobs`).
+"""
 
 from __future__ import annotations
 
@@ -48,7 +57,7 @@ class CompletionsApi:
             raise bad_request("prompt: Field required (a string).", "prompt")
         required(body, "model", str, "model: Input should be a valid string.")
         options = body.get("stream_options")
-        max_tokens = int_field(body, "max_tokens", 1, profile)
+        max_tokens, alone = _max_tokens(body, profile)
         check_stops(body, "stop", profile)
         n = int_field(body, "n", 1, profile) or 1
         greedy_n(profile, body, n)
@@ -61,13 +70,14 @@ class CompletionsApi:
                 user=prompt, output_schema=constraint.schema, output_choice=constraint.choice
             ),
             prompt_tokens=tokens.count(prompt) + 1,
-            max_tokens=DEFAULT_MAX_TOKENS if max_tokens is None else max_tokens,
+            max_tokens=max_tokens,
             ignore_eos=bool(body.get("ignore_eos")),
             n=n,
             stream=bool(body.get("stream")),
             include_usage=isinstance(options, dict) and bool(options.get("include_usage")),
             stop=stop,
             refusal=constraint.refusal,
+            extra=_echo(body, profile, prompt, alone),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -75,7 +85,7 @@ class CompletionsApi:
         choices = [
             {
                 "index": i,
-                "text": choice.text,
+                "text": shown(ask, choice.text),
                 "logprobs": None,
                 "finish_reason": choice.finish,
             }
@@ -98,6 +108,33 @@ class CompletionsApi:
         if meta.flavor == "vllm":
             return _vllm_frames(meta, gen, ask)
         return _cloud_frames(meta, gen, ask)
+
+
+def _max_tokens(body: dict[str, Any], profile: Flavor) -> tuple[int, bool]:
+    """The tokens to generate, and whether the answer is the echoed prompt alone: vLLM takes
+    `max_tokens: 0` with `echo` and generates one token then (its sampling parameters'
+    `max_tokens=1`); any other limit below 1 it refuses."""
+    limit = body.get("max_tokens")
+    if profile == "vllm" and body.get("echo") is True and type(limit) is int and limit == 0:
+        return 1, True
+    given = int_field(body, "max_tokens", 1, profile)
+    return (DEFAULT_MAX_TOKENS if given is None else given), False
+
+
+def _echo(body: dict[str, Any], profile: Flavor, prompt: str, alone: bool) -> dict[str, Any]:
+    """What `shown` reads: the prompt vLLM echoes, and whether it is all it shows."""
+    if profile != "vllm" or body.get("echo") is not True:
+        return {}
+    return {"echo": prompt, "echo_alone": alone}
+
+
+def shown(ask: Ask, text: str) -> str:
+    """A choice's text as the client reads it (or a stream's first piece of it): after the
+    echoed prompt, or the prompt alone (`_max_tokens`)."""
+    echoed = ask.extra.get("echo")
+    if not isinstance(echoed, str):
+        return text
+    return echoed if ask.extra.get("echo_alone") else echoed + text
 
 
 _VLLM_CHOICE = ("stop_reason", "token_ids", "prompt_logprobs", "prompt_token_ids", "routed_experts")
@@ -142,6 +179,8 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     per_choice = [gen.deltas(c) for c in gen.choices]
     spoke: set[int] = set()
     for index, delta, final in interleave(per_choice):
+        if index not in spoke:  # a choice's first chunk carries what `echo` echoes
+            delta = shown(ask, delta)
         spoke.add(index)
         choice = gen.choices[index]
         if final and not choice.own_finish:

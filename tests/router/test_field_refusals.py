@@ -134,7 +134,10 @@ PROMPT = "one of a string, array of strings, array of integers, or array of arra
 @pytest.mark.parametrize(
     ("asked", "expected"),
     [
-        ({"max_tokens": -1}, _below("max_tokens", 0, -1)),
+        ({"max_tokens": 0}, _below("max_tokens", 1, 0)),
+        ({"max_tokens": -1}, _below("max_tokens", 1, -1)),
+        ({"max_tokens": -1, "echo": True}, _below("max_tokens", 0, -1)),
+        ({"max_tokens": 0, "echo": "true"}, _below("max_tokens", 1, 0)),
         ({"prompt": {"text": "hi"}}, _type("prompt", PROMPT, "an object")),
         ({"prompt": None}, _missing("prompt")),
     ],
@@ -149,20 +152,55 @@ def test_a_completions_field_is_refused_in_openais_words(
     assert _refusal(ask) == expected
 
 
-def test_completions_max_tokens_0_is_the_backends_to_answer(
+def test_completions_max_tokens_0_without_echo_reaches_no_backend(
     stack: tuple[RunningRouter, Running],
 ) -> None:
-    """`max_tokens: 0` with `echo` asks for the prompt's log probabilities alone, which
-    OpenAI's API and vLLM serve: the router refused it as not positive. It reaches the
-    backend now, which answers it (this simulator, as vLLM without `echo`, refuses it)."""
+    """Without `echo` a `max_tokens: 0` asks for nothing: vLLM refuses it in its own words,
+    which reached the client with a null code; the router refuses it as OpenAI words a
+    limit below 1 (`integer_below_min_value`), and nothing is sent on."""
     proxy, local = stack
     before = local.completions("/v1/completions")
+    ask = lambda: _sdk(proxy).completions.create(model="local", prompt="hi", max_tokens=0)  # noqa: E731
+    assert _refusal(ask) == _below("max_tokens", 1, 0)
+    assert local.completions("/v1/completions") == before
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_completions_max_tokens_0_with_echo_is_the_prompt_echoed(
+    stack: tuple[RunningRouter, Running], stream: bool
+) -> None:
+    """`max_tokens: 0` with `echo` asks for the prompt back (with its log probabilities,
+    lm-eval's loglikelihood request) and nothing written, which vLLM serves: the router sends
+    it on, and the client gets the prompt as the choice's text, "length", the one token vLLM
+    generates and does not show in the usage."""
+    proxy, local = stack
     sdk = _sdk(proxy)
-    with pytest.raises(openai.BadRequestError) as refused:
-        sdk.completions.with_raw_response.create(model="local", prompt="hi", max_tokens=0)
-    assert refused.value.response.headers["x-smf-backend"] == "local"
-    assert "max_tokens must be at least 1, got 0" in refused.value.message
-    assert local.completions("/v1/completions") == before + 1
+    prompt = "The capital of France is"
+    if stream:
+        chunks = list(
+            sdk.completions.create(
+                model="local",
+                prompt=prompt,
+                max_tokens=0,
+                echo=True,
+                stream=True,
+                stream_options={"include_usage": True},
+            )
+        )
+        said = [(c.choices[0].text, c.choices[0].finish_reason) for c in chunks if c.choices]
+        usage = chunks[-1].usage
+    else:
+        raw = sdk.completions.with_raw_response.create(
+            model="local", prompt=prompt, max_tokens=0, echo=True
+        )
+        assert raw.headers["x-smf-backend"] == "local"
+        done = raw.parse()
+        said = [(c.text, c.finish_reason) for c in done.choices]
+        usage = done.usage
+    assert said == [(prompt, "length")]
+    assert usage is not None and usage.completion_tokens == 1
+    sent = local.stats()["last_request"]
+    assert (sent["max_tokens"], sent["echo"]) == (0, True)
 
 
 @pytest.mark.parametrize(
