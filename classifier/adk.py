@@ -46,7 +46,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import after_first_user, one_text, per_text
+from classifier.message import after_first_user, one_text, per_text, system_prompt
 
 # `OTHER_AGENT_CONTEXT_PREAMBLE`: the first text part of a relay
 RELAY = (
@@ -94,10 +94,7 @@ def framed(messages: Sequence[Any]) -> bool:
     """Whether `messages` are an ADK agent's: the first is a system prompt with ADK's identity
     line (`IDENTITY` and a name, opening it or a paragraph) in its first `WITHIN` characters
     (`_identifies`)."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return False
-    text = one_text(first)
+    text = system_prompt(messages)
     return text is not None and _identifies(text)
 
 

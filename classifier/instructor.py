@@ -54,7 +54,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from classifier.message import after_first_user, one_text, per_text
+from classifier.message import after_first_user, one_text, per_text, system_prompt
 from classifier.toolset import tool_name
 
 _RECALL = "\nRecall the function correctly, fix the errors"
@@ -107,10 +107,7 @@ def framed(body: Mapping[str, Any], messages: Sequence[Any]) -> bool:
         return True
     if _forces_its_tool(body.get("tools"), body.get("tool_choice")):
         return True
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return False
-    text = one_text(first)
+    text = system_prompt(messages)
     return text is not None and _genius(text)
 
 

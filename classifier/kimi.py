@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import after_first_user, one_text
+from classifier.message import after_first_user, one_text, system_prompt
 
 # `SUMMARY_CONTINUATION_PROMPT`, as Kimi CLI sends it (its triple-quoted text, stripped)
 SUMMARY_CONTINUATION = (
@@ -54,10 +54,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
 def framed(messages: Sequence[Any]) -> bool:
     """Whether `messages` are Kimi CLI's: the first is a system prompt that opens with
     `IDENTITY`."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return False
-    text = one_text(first)
+    text = system_prompt(messages)
     return text is not None and text.startswith(IDENTITY)
 
 

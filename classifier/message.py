@@ -37,6 +37,17 @@ def one_text(message: object) -> str | None:
     return content if isinstance(content, str) else None
 
 
+def system_prompt(messages: Sequence[Any]) -> str | None:
+    """The text of a request's system prompt, its first message when that is a system (or
+    developer) message of one text (`one_text`); None otherwise. What an agent's or a
+    framework's reader looks for its identity in (ADK's, Kimi CLI's, Open Interpreter's,
+    gptme's, instructor's), before it passes any of its texts over."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
+        return None
+    return one_text(first)
+
+
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
     """`read`, its last answer kept for the very text it was given (by identity: a string
     never changes, and the one kept is held, so its id is never another's). A framework's

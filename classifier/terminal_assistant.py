@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import SCAN_MESSAGES, after_first_user, one_text, per_text
+from classifier.message import SCAN_MESSAGES, after_first_user, one_text, per_text, system_prompt
 
 # Open Interpreter: `code_output_template`, around the run's output, and
 # `empty_code_output_template` (both as its defaults; the message is stripped)
@@ -140,10 +140,7 @@ def _words_after(text: str) -> str | None:
 def framed(messages: Sequence[Any]) -> bool:
     """Whether `messages` are Open Interpreter's or gptme's: the first is a system prompt
     that opens with one's name (`IDENTITIES`, after at most 64 white spaces)."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return False
-    text = one_text(first)
+    text = system_prompt(messages)
     return text is not None and _IDENTITY.match(text) is not None
 
 
