@@ -172,6 +172,26 @@ def _refusal(ask: Callable[[], object]) -> Any:
     return None
 
 
+def _chat_refusals(
+    proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any]
+) -> tuple[Any, Any]:
+    """What the simulator standing for OpenAI and the router each refused of a chat request
+    with the fields `asked` (`_refusal`: None when taken)."""
+    messages: Any = [{"role": "user", "content": ASK}]
+    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
+    sdk = client(proxy)
+    return (
+        _refusal(
+            lambda: openai_sdk.chat.completions.create(
+                model="cloud-model", messages=messages, extra_body=asked
+            )
+        ),
+        _refusal(
+            lambda: sdk.chat.completions.create(model="cloud", messages=messages, extra_body=asked)
+        ),
+    )
+
+
 @pytest.mark.parametrize("asked", KINDS, ids=lambda asked: str(asked)[:60])
 def test_a_field_of_the_wrong_kind_is_refused_in_openais_words(
     proxy: RunningRouter, servers: dict[str, Running], asked: dict[str, Any]
@@ -195,17 +215,7 @@ def test_the_router_answers_chat_as_the_simulator_standing_for_openai(
     """A chat field of the wrong kind is refused before any backend is tried as OpenAI
     refuses it, in its words (`invalid_type`, the field or the element named); a value of
     its kind is taken by both."""
-    messages: Any = [{"role": "user", "content": ASK}]
-    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
-    expected = _refusal(
-        lambda: openai_sdk.chat.completions.create(
-            model="cloud-model", messages=messages, extra_body=asked
-        )
-    )
-    sdk = client(proxy)
-    refused = _refusal(
-        lambda: sdk.chat.completions.create(model="cloud", messages=messages, extra_body=asked)
-    )
+    expected, refused = _chat_refusals(proxy, servers, asked)
     assert refused == expected
     assert (expected is None) is (asked in CHAT_TAKEN)
     assert expected is None or expected["code"] == "invalid_type", expected
@@ -233,17 +243,7 @@ def test_the_router_refuses_a_chat_body_of_the_wrong_shape_as_openai_does(
 ) -> None:
     """The whole refusal, its message and code too: the router's and the simulator's
     standing for OpenAI alike."""
-    messages: Any = [{"role": "user", "content": ASK}]
-    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
-    expected = _refusal(
-        lambda: openai_sdk.chat.completions.create(
-            model="cloud-model", messages=messages, extra_body=asked
-        )
-    )
-    sdk = client(proxy)
-    refused = _refusal(
-        lambda: sdk.chat.completions.create(model="cloud", messages=messages, extra_body=asked)
-    )
+    expected, refused = _chat_refusals(proxy, servers, asked)
     assert refused == expected
     assert expected["code"] == code, expected
 
@@ -254,18 +254,6 @@ def test_an_empty_tools_openai_refuses_is_served(
     """OpenAI (and vLLM) refuse `tools: []`, which agents send (Kimi CLI's compaction): the
     simulator refuses it as OpenAI does, and the router, which drops it before any backend
     sees it (`router.backends.empty_tools`), serves the request."""
-    messages: Any = [{"role": "user", "content": ASK}]
-    openai_sdk = openai.OpenAI(base_url=servers["cloud"].url, api_key="x", max_retries=0)
-    expected = _refusal(
-        lambda: openai_sdk.chat.completions.create(
-            model="cloud-model", messages=messages, extra_body={"tools": []}
-        )
-    )
+    expected, served = _chat_refusals(proxy, servers, {"tools": []})
     assert expected is not None and expected["code"] == "empty_array", expected
-    sdk = client(proxy)
-    served = _refusal(
-        lambda: sdk.chat.completions.create(
-            model="cloud", messages=messages, extra_body={"tools": []}
-        )
-    )
     assert served is None
