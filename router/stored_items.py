@@ -349,18 +349,6 @@ class StoredItems:
                 out.append(item if kept is None else orjson.loads(kept))
         return {**body, "input": out}
 
-    def _item(self, caller: str, item_id: str) -> dict[str, Any] | None:
-        """The item `item_id` of `caller`'s, kept again (see the module's docstring)."""
-        return self._kept(_slot(caller, item_id))
-
-    def _kept(self, slot: str) -> dict[str, Any] | None:
-        """What the table holds at `slot`, read, and kept again (its age restarts)."""
-        raw = self._raw(slot)
-        if raw is None:
-            return None
-        value: dict[str, Any] = orjson.loads(raw)
-        return value
-
     def _raw(self, slot: str) -> bytes | None:
         """What the table holds at `slot`, as kept, and kept again."""
         return self.table.kept_again(slot)
