@@ -20,7 +20,7 @@ google-adk 2.13.0 (pypi `google-adk`, its `LiteLlm` model over the router):
   the ask, the loop's second round of "Compute the determinant of [[2,1],[7,4]]." (math) was
   writing 0.44.
 
-Each is passed over (`passed_over`, `classifier.request`), as pydantic-ai's retry feedback is,
+Each is passed over (`passed_over`, `classifier.asks`), as pydantic-ai's retry feedback is,
 in an ADK agent's request (`framed`) when the request's first user message comes before it and
 is none of ADK's: the user's ask is read. An agent sent no history (`include_contents="none"`)
 opens on a relay, the only trace of what it is asked: its relays are read as written. In any

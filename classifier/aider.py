@@ -202,7 +202,7 @@ def is_aiders(messages: Sequence[Any]) -> bool:
     not a note on its edits) is among the first or the last `EXAMPLES_WITHIN` messages
     (before the session's history, or in older versions between it and the current
     messages: `ChatChunks.all_messages`). Only then are its pairs and reflections passed over
-    (`classifier.request`): their words are anyone's, and in another client's request "I ran
+    (`classifier.asks`): their words are anyone's, and in another client's request "I ran
     this command:\n\n...\n\nAnd got this output:" and a commit's note before a prefill were
     read as no ask (found in review)."""
     if examples_end(messages):

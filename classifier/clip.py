@@ -1,5 +1,5 @@
 """Reading a text to a bounded head and tail, in bytes of UTF-8: how much of a request's
-texts the classifier reads (`classifier.request`), and of a training row's (`classifier.train`)."""
+texts the classifier reads (`classifier.asks`), and of a training row's (`classifier.train`)."""
 
 from __future__ import annotations
 

@@ -5,14 +5,14 @@ Claude Code, Codex, Cline, Roo Code, Goose and OpenHands put their own texts in 
 (reminders, AGENTS.md, the editor's state, a slash command's echo, a background task's
 completion, a nag to use a tool, the workspace), wrap the user's words in tags of theirs,
 and offer the same tools on every turn. The classifier reads the user's words and the
-request's own tools; these it leaves out (`classifier.request`, `classifier.rules`), and
-the router's view of other APIs asks the same of a turn (`router.translate.view`). The
-user's words inside Cline's and Roo Code's own texts (a reply in their tags, a task resumed
-after a tool ran) are found by `classifier.replies`, a message typed while Claude Code
-worked, in its texts, by `classifier.queued`, the messages of an agent team's sessions by
-`classifier.teammates`, Claude Code's "Tool loaded." ending a turn by `classifier.boundary`,
-and Aider's own messages (its reminder ending the current one, and its reflections: an
-edit's failure, lint errors) by `classifier.aider`.
+request's own tools; these it leaves out (`classifier.asks`, `classifier.request`,
+`classifier.rules`), and the router's view of other APIs asks the same of a turn
+(`router.translate.view`). The user's words inside Cline's and Roo Code's own texts (a reply
+in their tags, a task resumed after a tool ran) are found by `classifier.replies`, a message
+typed while Claude Code worked, in its texts, by `classifier.queued`, the messages of an
+agent team's sessions by `classifier.teammates`, Claude Code's "Tool loaded." ending a turn
+by `classifier.boundary`, and Aider's own messages (its reminder ending the current one, and
+its reflections: an edit's failure, lint errors) by `classifier.aider`.
 
 An agent's text is told from a user's by fixed wordings: an opening and a closing, a
 template through its last sentence, an exact note. A few notices have only a fixed start
@@ -280,7 +280,7 @@ def turn_words(texts: Sequence[str], *, aiders: bool = False) -> list[str]:
 def turn_asks(texts: Sequence[str], *, aiders: bool = False) -> bool:
     """Whether a turn whose text parts are `texts`, in order, holds words of the user's
     (`turn_words`): what makes a user message of parts an ask, in the classifier's view
-    (`classifier.request`) and in the router's view of other APIs, which keeps the turns
+    (`classifier.asks`) and in the router's view of other APIs, which keeps the turns
     that ask by it (`router.translate.view`). Read part by part, a turn could ask in one
     view and not in the other: a tool's result Cline resumes after, a local command's echo
     before its output."""
@@ -374,7 +374,7 @@ def _joined(*words: str | None) -> str:
 def has_words(text: str, *, aiders: bool = False) -> bool:
     """Whether `text` holds words of the user's: more than white space and harness blocks.
     What makes a user message of one text an ask, in the classifier's view
-    (`classifier.request`) and in the router's view of other APIs (`router.translate.view`);
+    (`classifier.asks`) and in the router's view of other APIs (`router.translate.view`);
     of parts, `turn_asks`; `aiders`, as `own_words`."""
     rest = own_words(text, aiders=aiders)
     return bool(rest) and not rest.isspace()

@@ -11,7 +11,7 @@ Some fixed user messages are a framework's only after its task, the request's fi
 message (ADK's relays and fillers, mini-swe-agent's answer to a reply it could not run):
 `after_first_user` tells whether a message comes after that one and that one is none of
 them, looking for it within the bound the first ask is looked for in (`SCAN_MESSAGES`,
-`classifier.request.first_ask`). Each module had that loop of its own, alike but for what it
+`classifier.asks.first_ask`). Each module had that loop of its own, alike but for what it
 asked of the message (found in review).
 """
 
@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 T = TypeVar("T")
 
 # How many of a request's first messages are read for its first user message, and for its
-# first ask (`classifier.request.first_ask`): bounded, however long the conversation.
+# first ask (`classifier.asks.first_ask`): bounded, however long the conversation.
 SCAN_MESSAGES = 64
 
 
@@ -52,7 +52,7 @@ def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
     """`read`, its last answer kept for the very text it was given (by identity: a string
     never changes, and the one kept is held, so its id is never another's). A framework's
     reader tells its requests by their first message, and is asked so for each message
-    scanned (`classifier.request`): read anew each time, one request of a few hundred
+    scanned (`classifier.asks`): read anew each time, one request of a few hundred
     messages around a 64 KB first message took a second to classify (found in review). Only
     the last text is kept: the texts of one request are read together."""
     last: list[tuple[str, T]] = []

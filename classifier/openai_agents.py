@@ -16,7 +16,7 @@ SDK).
 So when such a message opens the conversation (the first after the system messages, where
 the SDK puts it), the user lines in it are the user's messages (`handed_asks`): the latest
 is the ask unless a user message follows it, the first is the first ask, which keys the
-conversation (`classifier.request.first_ask`). The SDK reads the legacy preamble
+conversation (`classifier.asks.first_ask`). The SDK reads the legacy preamble
 (`LEGACY_PREAMBLE`) too when it nests a history again; so does this. Not markers an app set
 with `set_conversation_history_wrappers`: those are read as sent. The SDK is no coding
 agent: its history, read, does not make the request an agent's session
@@ -55,7 +55,7 @@ _TEXT_PARTS = ("input_text", "text", "output_text")
 _SYSTEMS = 4
 # How far into the history the first user line is looked for, and how far back from its end
 # the latest: past both, a user line between them is not read (the latest read is then the
-# last one found before), as a message past `classifier.request.SCAN_ROLES` is not
+# last one found before), as a message past `classifier.asks.SCAN_ROLES` is not
 WITHIN = 65_536
 
 

@@ -13,7 +13,7 @@ of its own in user turns:
 - the compaction request itself is one user message, its conversation between
   `COMPACTION_START` and its template's fixed last rule (`COMPACTION_END`).
 
-Each is passed over as an agent's text (`classifier.request`): the ask after it is read
+Each is passed over as an agent's text (`classifier.asks`): the ask after it is read
 and keys the conversation, and the request reads as an agent's session
 (`classifier.rules.agent_session`). The first two only in opencode's own requests, as
 the first message after the system prompt that is opencode's (`TITLE_SYSTEM`, `AGENT_SYSTEM`)

@@ -9,7 +9,7 @@ errors in `<pyai:validation_errors>` or the validator's message in `<pyai:retry_
 deprecated): "Validation feedback:\\n" and the message, or "1 validation error:" and the errors
 in a JSON fence, each then `BARE_END`. Read as the ask, the retry of "What is the largest
 city in France?" went from reasoning 0.775 to instruction 0.689 (found in a review of agent
-frameworks). Passed over as no ask (`classifier.request`), as Aider's reflections are
+frameworks). Passed over as no ask (`classifier.asks`), as Aider's reflections are
 (`classifier.aider`): the user's ask before it is read. A tool call's retry is the tool's
 result (a `tool` message), never an ask.
 

@@ -18,7 +18,7 @@ Qwen Code (0.15.10, its bundle's `environmentContext.ts`, `chatCompressionServic
 - its next-speaker check (a request of its own after a reply, the history then
   `NEXT_SPEAKER_START`... through `NEXT_SPEAKER_END`) asks whether the model goes on.
 
-Each is passed over as an agent's text (`classifier.request`): the ask after it is read
+Each is passed over as an agent's text (`classifier.asks`): the ask after it is read
 and keys the conversation, and the request reads as an agent's session
 (`classifier.rules.agent_session`), as opencode's own are (`classifier.opencode`). The
 first two by their exact reply after them: a user who types the same words is answered

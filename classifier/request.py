@@ -1,67 +1,36 @@
 """A bounded view of a chat request: which texts the classifier reads, and how much of them.
 
 Agents send long system prompts, tool schemas on every turn and huge conversations; the task
-lives in the latest and the first user message. Every read here is bounded (message count,
+lives in the latest and the first user message, the asks (`classifier.asks` finds them,
+passing over agents' and frameworks' own turns). Every read here is bounded (message count,
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
-Not every user message is an ask. Agents put their own texts in user turns
-(`classifier.harness`), and a tool result's image reaches chat as a user message after the
-tool messages: a user message with no words of the user's is passed over, for the latest
-and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
-example conversation and fixed messages, which come before a session's first ask, nor its
-reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
-(`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
-OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`). Agent
-frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
-their own messages passed over (`classifier.frameworks`), none making the request an agent's
-session (`RequestView.harness_cut`); a smolagents CodeAgent's step asks for code
-(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`). The
-history the OpenAI Agents SDK hands an agent, in an assistant message, holds the user's
-messages as its lines: they are the first and the latest ask when it opens the conversation
-(`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
-run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
-brief (`classifier.kimi`).
-Nor is every tool the request's own: an agent offers its built-in tools first, and they are
-read past the bound on tools (`classifier.toolset`).
+Besides the asks' texts, the view keeps what the request's shape says of its reply: a
+smolagents CodeAgent's step asks for code (`RequestView.code_answer`), a DSPy ReAct step
+names a tool (`RequestView.tool_step`); and whether an agent's own text or built-in tools
+were left out, the sign of an agent's session (`RequestView.harness_cut`; an agent
+framework's texts are none). Not every tool is the request's own: an agent offers its
+built-in tools first, and they are read past the bound on tools (`classifier.toolset`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from itertools import islice
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
-from classifier import (
-    aider,
-    crush,
-    dspy,
-    frameworks,
-    instructor,
-    kimi,
-    mini_swe_agent,
-    opencode,
-    openhands,
-    qwen,
-    smolagents,
+from classifier import dspy, instructor, smolagents
+from classifier.asks import (
+    SCAN_ROLES,
+    Asks,
+    content_text,
+    read_ask,
+    read_in_part,
+    role_of,
+    user_messages,
 )
-from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
-from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.message import SCAN_MESSAGES as SCAN_MESSAGES
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import tool_names
 
 SYSTEM_CHARS = 300
-# How far back the latest user message is looked for, by role alone (50-90 ns a message:
-# 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
-# what parsing those messages' JSON took). An agent's tool loop adds two or more messages a
-# round and runs hundreds of rounds: at 64, the ask was lost after 32 and the first message
-# decided alone. 4,096 is ~2,000 rounds, more than a 200k-token window holds at ~100 tokens
-# a round; beyond it, the first user message decides alone, as it did past 64.
-SCAN_ROLES = 4096
-SCAN_PARTS = 16
-_TEXT_PART_TYPES = {"text", "input_text", "output_text"}
-# Whose fixed user message one is (`_fixed`): a coding agent's, or an agent framework's
-_Own = Literal["agent", "framework"] | None
 
 
 class RequestView(NamedTuple):
@@ -83,7 +52,7 @@ class RequestView(NamedTuple):
     # Whether a coding agent's own text or tools were recognised and left out of what is
     # read: an agent's text cut from the latest or first ask (`classifier.harness`), a user
     # message of an agent's text alone passed over, Aider's examples or fixed messages, or
-    # opencode's or Qwen Code's own, passed over (`_fixed`), or an agent's built-in tools
+    # opencode's or Qwen Code's own, passed over (`classifier.asks`), or an agent's built-in tools
     # offered (`HARNESS_SEEN` of `HARNESS_TOOLS`). Not a feature of the model's: a sign that
     # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
     # research and writing run on them as much as code.
@@ -93,192 +62,6 @@ class RequestView(NamedTuple):
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
     tool_step: bool = False
-
-
-def content_text(content: object) -> str:
-    """Text of a message's content: a string, or the text parts of a part array (images
-    skipped), joined by line breaks, each without its harness blocks (`own_words`);
-    clipped alike, so parts read as their joined string."""
-    return _read(content, False)[0]
-
-
-def _read(content: object, aiders: bool) -> tuple[str, bool]:
-    """`content_text(content)`, and whether an agent's text was cut from it (`own_words`
-    gives a text with nothing of an agent's back as it is); `aiders`: the request is
-    Aider's (`classifier.aider.is_aiders`), whose reflections are no words."""
-    if isinstance(content, str):
-        words = own_words(content, aiders=aiders)
-        return clip(words), words != content
-    texts = _part_texts(content)
-    kept = turn_words(texts, aiders=aiders)
-    cut = kept != [text for text in texts if text]
-    size = sum(map(len, kept)) + len(kept) - 1
-    if size <= HEAD_BYTES + TAIL_BYTES:
-        return clip("\n".join(kept)), cut
-    # `clip` of the joined text, without joining whole parts: each part's ends suffice
-    first = "\n".join(t[:HEAD_BYTES] for t in kept)[:HEAD_BYTES]
-    last = "\n".join(t[-TAIL_BYTES:] for t in kept)[-TAIL_BYTES:]
-    return f"{clip_head(first, HEAD_BYTES)}\n…\n{clip_tail(last, TAIL_BYTES)}", cut
-
-
-def _texts(content: object, aiders: bool) -> list[str]:
-    """The texts of a part array's scanned parts, without their harness blocks
-    (`turn_words`: each part is read with the one after it, and a resumed tool result with
-    the resumption after it); none for anything else."""
-    return turn_words(_part_texts(content), aiders=aiders)
-
-
-def _part_texts(content: object) -> list[str]:
-    """The text of each of a part array's scanned parts (the first and last 8 of a long
-    one), "" for a part of no text; none for anything else."""
-    if not isinstance(content, list):
-        return []
-    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    return [*map(_part_text, parts)]
-
-
-def _asks(message: object, aiders: bool) -> bool:
-    """A user message with words of the user's: not only images, files or harness text
-    (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
-    (`aiders`), one of its reflections."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return has_words(content, aiders=aiders)
-    return turn_asks(_part_texts(content), aiders=aiders)
-
-
-def _part_text(part: object) -> str:
-    """A part's text; "" for anything else, so one odd part does not cost the others."""
-    if isinstance(part, str):
-        return part
-    if not isinstance(part, dict):
-        return ""
-    kind, text = part.get("type", "text"), part.get("text")
-    if isinstance(kind, str) and kind in _TEXT_PART_TYPES and isinstance(text, str):
-        return text
-    return ""
-
-
-def _role(message: object) -> str:
-    if isinstance(message, dict):
-        role = message.get("role")
-        return role if isinstance(role, str) else ""
-    return ""
-
-
-class _Asks(NamedTuple):
-    """What `_user_messages` finds."""
-
-    first: object  # the first user message that asks, or None
-    latest: object  # the latest one, or None
-    after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
-    harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
-    aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
-
-
-def _user_messages(messages: list[Any], instructors: bool) -> _Asks:
-    """The first and the latest user message that asks (`_asks`) and is not one of Aider's
-    pairs (`classifier.aider.is_pair`, in its requests only: `is_aiders`; the first user
-    message of "I updated the files." and an assistant's prefill asks), scanning a bounded
-    number from each end, and whether
-    a tool result is the last message (user messages that ask nothing after it aside: a
-    reminder or an image beside a tool result follows it as one).
-    The first sits near the start (`first_ask`); the latest may be far back behind a tool
-    loop, so only each message's role is read on the way (`islice`: no copy of the list),
-    and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
-    history a framework hands an agent opening the messages holds the first, and the latest
-    when no user message asks after it (`classifier.frameworks.handed_asks`). `instructors`:
-    the request is instructor's (`classifier.instructor.framed`), whose retries are passed
-    over."""
-    latest: object = None
-    after_tool: bool | None = None
-    passed = 0
-    harness = False
-    aiders = aider.is_aiders(messages)
-    last = len(messages) - 1
-    for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
-        if isinstance(message, dict) and message.get("role") == "user":
-            # past Aider's reflections, its pairs may come before the latest ask
-            own = _fixed(messages, last - back, aiders, instructors)
-            if own is None and _asks(message, aiders):
-                latest = message
-                break
-            harness = harness or (own != "framework" and _has_text(message))
-            passed += 1
-            if passed == SCAN_MESSAGES:
-                break
-        elif after_tool is None:
-            after_tool = _role(message) in ("tool", "function")
-    first, passed_over = _first(messages, latest, aiders, instructors)
-    if (handed := frameworks.handed_asks(messages)) is not None:
-        first, latest = handed.first, handed.latest if latest is None else latest
-    return _Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
-
-
-def first_ask(messages: list[Any]) -> object:
-    """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
-    past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
-    or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
-    or None: the message the classifier reads as the first, which keys a conversation too
-    (`router.conversation.conversation_key`)."""
-    if (handed := frameworks.handed_asks(messages)) is not None:
-        return handed.first
-    return _first(messages, None, aider.is_aiders(messages), False)[0]
-
-
-def _first(
-    messages: list[Any], latest: object, aiders: bool, instructors: bool
-) -> tuple[object, bool]:
-    """`first_ask`, known to be no later than `latest` when that is given (an ask already),
-    and whether an agent's text alone or Aider's messages were passed over on the way;
-    `aiders`: the request is Aider's (`classifier.aider.is_aiders`), `instructors`
-    instructor's (`_fixed`). instructor sends its retries after its ask only: for the first
-    ask, without the body, none is passed over."""
-    start = aider.examples_end(messages)  # none but in Aider's requests
-    harness = start > 0
-    for index in range(start, min(len(messages), SCAN_MESSAGES)):
-        message = messages[index]
-        if _role(message) != "user":
-            continue
-        if message is latest:
-            return message, harness
-        if own := _fixed(messages, index, aiders, instructors):
-            harness = harness or own == "agent"
-        elif _asks(message, aiders):
-            return message, harness
-        else:
-            harness = harness or _has_text(message)
-    return None, harness
-
-
-def _fixed(messages: list[Any], index: int, aiders: bool, instructors: bool) -> _Own:
-    """Whose fixed message the user message `messages[index]` is, passed over: a coding
-    agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events,
-    Kimi CLI's follow-up to a subagent's reply too brief),
-    an agent framework's (`classifier.frameworks.passed_over`; instructor's retries in its
-    requests, `instructors`), which makes the request no agent's session; None for any
-    other."""
-    if aiders and aider.is_pair(messages, index):
-        return "agent"
-    if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
-        return "agent"
-    if mini_swe_agent.passed_over(messages, index) or openhands.passed_over(messages, index):
-        return "agent"
-    if kimi.passed_over(messages, index):
-        return "agent"
-    if frameworks.passed_over(messages, index, instructors):
-        return "framework"
-    return None
-
-
-def _has_text(message: object) -> bool:
-    """Whether a message holds text other than white space: one that asks nothing (`_asks`)
-    is then an agent's text alone, not an image or an empty message."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, str):
-        return not content.isspace() and bool(content)
-    return any(text and not text.isspace() for text in _part_texts(content))
 
 
 def view(body: object) -> RequestView:
@@ -292,62 +75,41 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    return _view(body, messages, _user_messages(messages, instructor.framed(body, messages)))
+    return _view(body, messages, user_messages(messages, instructor.framed(body, messages)))
 
 
 def view_cut(body: object) -> tuple[RequestView, bool, bool]:
     """`view(body)`, and whether its latest and its first ask were read only in part (a
     head and a tail, or their first and last parts): what `explain` tells of a long
     message, whose `latest_chars` alone cannot say it was cut. One reading of the asks for
-    both (Aider's or not asked once), of their `ask_content` as `view` reads it: measured as
-    sent, a crush title call's ask read whole was cut by crush's words (found in review).
-    Not for `classify`: it joins and measures whole texts, which classifying must not."""
+    both (Aider's or not asked once), of their `classifier.asks.ask_content` as `view` reads
+    it: measured as sent, a crush title call's ask read whole was cut by crush's words (found
+    in review). Not for `classify`: it joins and measures whole texts, which classifying must
+    not."""
     if not isinstance(body, dict):
         return RequestView(), False, False
     messages = _messages(body)
-    asks = _user_messages(messages, instructor.framed(body, messages))
+    asks = user_messages(messages, instructor.framed(body, messages))
     first = asks.first if asks.first is not asks.latest else None
-    latest_cut, first_cut = (_cut(ask, messages, asks.aiders) for ask in (asks.latest, first))
+    latest_cut, first_cut = (
+        read_in_part(ask, messages, asks.aiders) for ask in (asks.latest, first)
+    )
     return _view(body, messages, asks), latest_cut, first_cut
 
 
-def ask_content(message: object, messages: Sequence[Any]) -> object:
-    """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
-    words inside its frame, the task of a smolagents run wherever its request holds it, a
-    DSPy call's inputs... (`classifier.frameworks.task_ask`), the ask inside crush's or
-    OpenHands' title text (`classifier.crush`, `classifier.openhands`), else without the
-    reminder of Aider's ask or context mode (`classifier.aider.without_mode_reminder`); any
-    other as it is. What the classifier reads of an ask (`view`), `explain` measures
-    (`view_cut`) and the conversation key hashes (`router.conversation.conversation_key`):
-    each cleaned it apart, and a crush title call's key hashed the fixed words the
-    classifier leaves out."""
-    return _ask_content(message, messages)[0]
-
-
-def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
-    """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`), no
-    coding agents' (`classifier.rules.agent_session`)."""
-    sent = message.get("content") if isinstance(message, dict) else None
-    task = frameworks.task_ask(message, messages)
-    if task is not sent:
-        return task, False
-    content = crush.title_ask(message, messages)
-    if content is sent:
-        content = openhands.title_ask(message, messages)
-    if content is sent:
-        content = aider.without_mode_reminder(message, messages)
-    return content, content is not sent
-
-
-def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView:
-    """`view(body)`, its `messages` and their asks (`_user_messages`) read already."""
-    latest, latest_cut = _read_ask(asks.latest, messages, asks.aiders)
+def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
+    """`view(body)`, its `messages` and their asks (`classifier.asks.user_messages`) read
+    already."""
+    latest, latest_cut = read_ask(asks.latest, messages, asks.aiders)
     first, first_cut = "", False  # the first user message, unless it is the latest
     if asks.first is not asks.latest:
-        first, first_cut = _read_ask(asks.first, messages, asks.aiders)
+        first, first_cut = read_ask(asks.first, messages, asks.aiders)
     system = body.get("system") if isinstance(body.get("system"), str) else ""
-    if messages and _role(messages[0]) in ("system", "developer") and isinstance(messages[0], dict):
+    if (
+        messages
+        and role_of(messages[0]) in ("system", "developer")
+        and isinstance(messages[0], dict)
+    ):
         system = content_text(messages[0].get("content"))
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
@@ -369,28 +131,6 @@ def _view(body: dict[str, Any], messages: list[Any], asks: _Asks) -> RequestView
         code_answer=smolagents.answers_in_code(messages),
         tool_step=dspy.picks_tool(messages),
     )
-
-
-def _read_ask(message: object, messages: list[Any], aiders: bool) -> tuple[str, bool]:
-    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether a coding
-    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`)."""
-    if not isinstance(message, dict):
-        return "", False
-    content, around = _ask_content(message, messages)
-    text, cut = _read(content, aiders)
-    return text, cut or around
-
-
-def _cut(message: object, messages: list[Any], aiders: bool) -> bool:
-    """Whether the ask `message` (None: no ask) was read only in part (`view_cut`)."""
-    content = ask_content(message, messages)
-    if isinstance(content, list):
-        if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
-            return True  # parts `content_text` skips
-        content = "\n".join(_texts(content, aiders))
-    elif isinstance(content, str):
-        content = own_words(content, aiders=aiders)
-    return isinstance(content, str) and clip(content) is not content
 
 
 def _messages(body: dict[str, Any]) -> list[Any]:

@@ -3,7 +3,7 @@
 The conversation key groups a session's requests in the ledger and pins them to one
 backend (sticky conversations, `router.sticky`); the user's words are what the key hashes
 and the ledger keeps as the prompt. Both read the ask as the classifier does
-(`classifier.request.ask_content`), never an agent's own text around it.
+(`classifier.asks.ask_content`), never an agent's own text around it.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ from typing import Any
 
 from classifier import adk, crewai, dspy, haystack, semantic_kernel, smolagents
 from classifier.aider import without_reminder
+from classifier.asks import ask_content, first_ask
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
-from classifier.request import ask_content, first_ask
 from router.record import Api
 from router.stored_responses import conversation_of
 from router.translate.text_parts import content_text
@@ -71,7 +71,7 @@ def conversation_key(
     cloud for the sliding TTL.
 
     The first user message is the one the classifier reads as the first ask
-    (`classifier.request.first_ask`), else the first of all: an agent's own texts before it
+    (`classifier.asks.first_ask`), else the first of all: an agent's own texts before it
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
     (found in review). Its content is its user's words (`_users_words`): the first request's
@@ -160,7 +160,7 @@ def _run_key(digest: hashlib.blake2b, task: str) -> str:
     """The key of a Semantic Kernel Magentic run's manager's request: its task, which its
     first message holds (`classifier.semantic_kernel.run_task`), marked as the manager's. Not
     the first ask: the ledger that opens each request after the plan holds none, and a long
-    run's progress check lies past `classifier.request.first_ask`'s bound, behind the rounds
+    run's progress check lies past `classifier.asks.first_ask`'s bound, behind the rounds
     so far; read so, one run was four conversations (found in review)."""
     _hash_part(digest, MAGENTIC)
     _hash_part(digest, task.rstrip()[:KEY_CHARS])
@@ -191,7 +191,7 @@ def clockless(system: str) -> str:
 def _users_words(message: dict[str, Any], messages: list[Any]) -> object:
     """The content of the user message `message` of `messages` as its user wrote it, which
     the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
-    (`classifier.request.ask_content`: without Aider's ask or context mode's reminder, the
+    (`classifier.asks.ask_content`: without Aider's ask or context mode's reminder, the
     ask inside crush's title text), without the reminder of Aider's edit format after it
     (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank
     line's break, the ask mode's empty reminder a blank line)."""

@@ -30,9 +30,10 @@ from itertools import islice
 from typing import Any
 
 from classifier.aider import is_aiders
+from classifier.asks import SCAN_ROLES
 from classifier.harness import has_words, turn_asks
+from classifier.message import SCAN_MESSAGES
 from classifier.queued import queued_after
-from classifier.request import SCAN_MESSAGES, SCAN_ROLES
 from classifier.toolset import SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.translate import anthropic_request, instructions, responses_request

@@ -22,8 +22,9 @@ from typing import Any
 import httpx
 import pytest
 
+from classifier.asks import first_ask
 from classifier.opencode import COMPACTED, TITLE_ASK
-from classifier.request import first_ask, view
+from classifier.request import view
 from router.conversation import conversation_key
 from tests.agent_apis.agent_stack import explained as explain
 from tests.agent_apis.agent_stack import streamed_headers

@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.request import SCAN_MESSAGES, first_ask, view
+from classifier.asks import first_ask
+from classifier.message import SCAN_MESSAGES
+from classifier.request import view
 from router.conversation import conversation_key
 from tests.adk_runs import DETERMINANT, ROOTS, RUNS, SOLVE, captured
 

@@ -11,8 +11,9 @@ import pytest
 
 from classifier import classify, explain
 from classifier.aider import REMINDER_OPENINGS
+from classifier.asks import first_ask
 from classifier.harness import own_words
-from classifier.request import first_ask, view
+from classifier.request import view
 from tests.agent_shapes import (
     CLAUDE_MD_REMINDER,
     CODEX_TOOLS,

@@ -16,7 +16,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
-from classifier.request import first_ask, view
+from classifier.asks import first_ask
+from classifier.request import view
 from tests.agent_shapes.aider import (
     COMMITTED,
     FILES,

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
+from classifier.asks import ask_content
 from classifier.crewai import CRITERIA, CRITERIA_END, POST_TOOL
 from classifier.pydantic_ai import BARE_END, RETRY_FRAMING
-from classifier.request import ask_content, view
+from classifier.request import view
 from router.conversation import conversation_key
 
 CREW_SYSTEM = (

@@ -14,7 +14,8 @@ import pytest
 
 from classifier import classify, explain
 from classifier.harness import HARNESS_CHARS, has_words, own_words
-from classifier.request import SCAN_MESSAGES, view
+from classifier.message import SCAN_MESSAGES
+from classifier.request import view
 from tests.agent_shapes import (
     AGENTS_MD,
     AGENTS_MD_NEW,

@@ -15,6 +15,7 @@ from typer.testing import CliRunner
 
 from classifier import classify, constraint, explain, features
 from classifier.cli import app
+from classifier.clip import clip
 from classifier.constraint import (
     ANSWER_HIGH,
     FORM_HIGH,
@@ -29,7 +30,6 @@ from classifier.corpus import Example, Sentence
 from classifier.decision import model
 from classifier.evaluation import body
 from classifier.features import tokens
-from classifier.request import clip
 from classifier.train import TrainConfig, _firings, fit_detector
 
 STORY = (

@@ -15,8 +15,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, crewai, dspy, semantic_kernel
+from classifier.asks import ask_content
 from classifier.clip import HEAD_BYTES, TAIL_BYTES
-from classifier.request import ask_content
 from router.conversation import conversation_key, prompt_text
 
 STRUCT = dspy.STRUCTURE

@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.request import SCAN_MESSAGES, first_ask, view
+from classifier.asks import first_ask
+from classifier.message import SCAN_MESSAGES
+from classifier.request import view
 
 TASK = "Please solve this issue: The add function in calc.py subtracts instead of adding."
 SUBMIT = (

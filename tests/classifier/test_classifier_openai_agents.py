@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, openai_agents
-from classifier.request import first_ask, view
+from classifier.asks import first_ask
+from classifier.request import view
 from router.conversation import conversation_key, prompt_text
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openai-agents-0.24.0"

@@ -18,9 +18,10 @@ from typing import Any
 import pytest
 
 from classifier import classify
+from classifier.asks import first_ask
 from classifier.harness_tools import HARNESS_TOOLS
 from classifier.openhands import SUMMARY_END, SUMMARY_OPENING
-from classifier.request import first_ask, view
+from classifier.request import view
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "openhands-sdk-1.58.2"
 EXPLAIN = "Why does main() return 0 even when the upload fails?"

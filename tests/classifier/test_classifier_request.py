@@ -14,18 +14,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from classifier import INTENTS, classify, decision, explain
+from classifier.asks import SCAN_ROLES, content_text
+from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip
 from classifier.corpus import Example
 from classifier.evaluation import body as body_of
 from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, text_features, tokens
-from classifier.request import (
-    HEAD_BYTES,
-    SCAN_ROLES,
-    SYSTEM_CHARS,
-    TAIL_BYTES,
-    clip,
-    content_text,
-    view,
-)
+from classifier.request import SYSTEM_CHARS, view
 from classifier.toolset import TOOL_CHARS
 from classifier.train import fit
 from tests.harness import VENV_BIN, breaks_on_call

@@ -13,7 +13,8 @@ import pytest
 
 from classifier import classify
 from classifier.clip import clip
-from classifier.request import SCAN_MESSAGES, view
+from classifier.message import SCAN_MESSAGES
+from classifier.request import view
 from classifier.semantic_kernel import (
     FACTS_END,
     FACTS_OPENING,

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
-from classifier.request import first_ask, view
+from classifier.asks import first_ask
+from classifier.request import view
 from classifier.terminal_assistant import (
     CODE_OUTPUT,
     CODE_OUTPUT_END,
