@@ -34,10 +34,12 @@ HOW = """\
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
    `file_editor`, `task_tracker`; its `finish` and `think` are words any app may name a tool,
    and count for none), Cursor's, the Cline CLI's, crush's and Kimi CLI's (its subagents'
-   too; its Shell, ReadFile, WriteFile, SearchWeb and FetchURL, names any app may give its
-   tools, count only beside another agent's name) as well, or an agent's text cut
-   from the latest or the first ask, item 3) is coding work unless the ask clearly is not:
-   when the
+   too) as well, or an agent's text cut from the latest or the first ask, item 3) is coding
+   work unless the ask clearly is not. The agents' names any app may give its own tools
+   (`PLAIN_NAMES`: Read, Write, Edit, Task, Workflow, TaskCreate, WebSearch, Codex's
+   `shell`, Kimi CLI's ReadFile...) count only beside a name of a coding agent's own
+   machinery (Bash, Glob, TodoWrite, apply_patch, StrReplaceFile...): a notes app's Read,
+   Write and Edit made "Summarise the main causes of World War I." coding 0.93. When the
    model reads it as math, reasoning, prose or writing and those four together stay below
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
