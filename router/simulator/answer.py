@@ -8,8 +8,9 @@ one called last, `tool_call`), anything else plain prose. A request for structur
 text, a JSON document built from its schema the way tool arguments are, or the first of the
 strings it allows; on vLLM also where it would call an offered tool unforced, as vLLM's
 constraint holds the whole output. A prompt that holds a JSON schema and asks for JSON
-(instructor's JSON modes) gets an instance of it where it would get text or any JSON object
-(`prompted`). Same prompt and seed, same answer.
+(instructor's JSON modes), or shows an example object and asks for JSON (Open WebUI's title
+and tags), gets an instance of it, or an object of the example's shape, where it would get
+text or any JSON object (`prompted`). Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -121,7 +122,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
     if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
-        asked = prompted_json(prompt)
+        asked = prompted_json(prompt, rng)
         if asked is not None:
             return Reply(text=asked)
     if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
@@ -137,15 +138,33 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     return Reply(text=prose(rng, 3))
 
 
-def prompted_json(prompt: Prompt) -> str | None:
-    """An instance of the JSON schema the prompt's text asks an answer of (`prompted`), in
-    a ```json fence where it asks for one and nothing holds the text to bare JSON; None
-    where the text asks for none."""
+def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
+    """An instance of the JSON schema the prompt's text asks an answer of (`prompted`), or
+    an object of the example's shape it shows, in a ```json fence where it asks for one and
+    nothing holds the text to bare JSON; None where the text asks for none."""
     asked = asked_json(prompt.user, prompt.system)
     if asked is None:
         return None
-    text = structured(asked.schema, prompt.user)
+    if asked.schema is not None:
+        text = structured(asked.schema, prompt.user)
+    else:
+        text = json.dumps(shaped_like(asked.example, rng))
     return f"```json\n{text}\n```" if asked.fenced and prompt.output_schema is None else text
+
+
+def shaped_like(example: Any, rng: random.Random) -> Any:
+    """A value of `example`'s shape: the same keys, a string a few words of its own, an
+    array two or three of its first item's shape (empty stays empty), a number, boolean or
+    null as it is. An example's strings are placeholders ("your concise title here"), so
+    none is copied; its depth is bounded (`prompted._is_example`)."""
+    if isinstance(example, str):
+        return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(2, 4))).capitalize()
+    if isinstance(example, list):
+        count = rng.randint(2, 3) if example else 0
+        return [shaped_like(example[0], rng) for _ in range(count)]
+    if isinstance(example, dict):
+        return {key: shaped_like(value, rng) for key, value in example.items()}
+    return example
 
 
 def continuation(prefill: str, rng: random.Random) -> str:

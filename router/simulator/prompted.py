@@ -21,8 +21,16 @@ answered LlamaIndex's ReActAgent and crewAI's ReAct prompts with the tool's argu
 JSON (`{"a": 1, "b": 1}`), which LlamaIndex took for the agent's final answer (found in
 review).
 
-The scan serves load tests, so it is bounded: texts without `"properties"` are passed over
-at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
+A prompt may instead show the answer's shape by example (Open WebUI's background tasks:
+"JSON format: { "title": "your concise title here" }", `{ "tags": ["tag1", "tag2"] }`,
+"Strictly return in JSON format: { "queries": [...] }"): an object of plain values, no
+schema's keywords, introduced the same way (`_introduced`), is the answer's shape when no
+schema is asked for in either text. Answered with prose or a Python block, Open WebUI kept
+every chat's first message as its title and got no tags or follow-ups in demo mode (found
+in review).
+
+The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
+over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
 tries charged against a budget proportional to the text (`_WORK`).
 """
 
@@ -50,32 +58,66 @@ _TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|func
 # text formats an answer must keep to (ReAct's lines, DSPy's field markers): a schema in
 # such a prompt is never the whole answer's
 _FRAMED = re.compile(r"^[ \t]*Action(?: Input)?[ \t]*:|\[\[ ## \w+ ## \]\]", re.M | re.I)
+_NESTED = 4  # levels of arrays and objects an example object may hold
+_SCHEMA_WORDS = frozenset(
+    ("properties", "items", "$schema", "$defs", "$ref", "anyOf", "oneOf", "allOf")
+)
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
 @dataclass(frozen=True, slots=True)
 class Asked:
-    """The schema the prompt holds, and whether it asks for the JSON in a ```json fence."""
+    """What the answer is asked to be, and whether in a ```json fence: an instance of
+    `schema`, or where the prompt shows no schema but an example, an object of `example`'s
+    shape."""
 
-    schema: dict[str, Any]
+    schema: dict[str, Any] | None
     fenced: bool
+    example: dict[str, Any] | None = None
 
 
 def asked_json(user: str, system: str) -> Asked | None:
     """The JSON schema the latest user text or the system text (in that order) introduces
     as the form of the answer (`_introduced`): an object schema (`"type": "object"` and its
-    `properties`). None where neither does, or where either frames the answer in a text
+    `properties`); where neither introduces one, the example object either introduces
+    (`_is_example`). None where neither does, or where either frames the answer in a text
     format of its own (`_FRAMED`)."""
     if _FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]):
         return None
+    examples: list[Asked] = []
     for text, other in ((user, system), (system, user)):
-        for schema, start, end in schemas_in(text):
-            if not _introduced(text[max(0, start - _LEAD) : start]):
+        schema, example = _first_asked(text)
+        for value, start, end, is_schema in (schema, example):
+            if value is None or (examples and not is_schema):
                 continue
             around = text[:start] + text[end:]
-            return Asked(schema, bool(_FENCED.search(around) or _FENCED.search(other)))
-    return None
+            fenced = bool(_FENCED.search(around) or _FENCED.search(other))
+            if is_schema:
+                return Asked(value, fenced)
+            examples.append(Asked(None, fenced, value))
+    return examples[0] if examples else None
+
+
+_Found = tuple[dict[str, Any] | None, int, int, bool]  # the object, its span, a schema's
+
+
+def _first_asked(text: str) -> tuple[_Found, _Found]:
+    """The first schema and the first example object in `text` that a sentence asking for
+    the answer in JSON introduces (each `(None, 0, 0, …)` where there is none); the scan
+    ends at that schema."""
+    schema: _Found = (None, 0, 0, True)
+    example: _Found = (None, 0, 0, False)
+    for value, start, end in objects_in(text):
+        is_schema = _is_schema(value)
+        if not is_schema and (example[0] is not None or not _is_example(value)):
+            continue
+        if not _introduced(text[max(0, start - _LEAD) : start]):
+            continue
+        if is_schema:
+            return (value, start, end, True), example
+        example = (value, start, end, False)
+    return schema, example
 
 
 def _introduced(lead: str) -> bool:
@@ -94,11 +136,22 @@ def schema_in(text: str) -> tuple[dict[str, Any], int, int] | None:
 
 
 def schemas_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
-    """The JSON object schemas written whole in `text`, each with where it starts and ends.
+    """The JSON object schemas written whole in `text`, each with where it starts and ends
+    (`objects_in`)."""
+    if '"properties"' not in text:
+        return
+    for value, start, end in objects_in(text):
+        if _is_schema(value):
+            yield value, start, end
+
+
+def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
+    """The JSON objects written whole in `text` (one inside another not read apart), each
+    with where it starts and ends; none in a text without `"properties"` or "json".
     Each try decodes from an opening brace; a failed one is charged the rest of the text
     (an unterminated string reads that far), a decoded one its own length, so the work
     stays within `_WORK` times the text."""
-    if '"properties"' not in text or len(text) > _LONGEST:
+    if len(text) > _LONGEST or ('"properties"' not in text and not _JSON.search(text)):
         return
     decoder = json.JSONDecoder()
     budget, position = _WORK * len(text), 0
@@ -113,7 +166,7 @@ def schemas_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
             budget -= len(text) - start
             position = start + 1
             continue
-        if _is_schema(value):
+        if isinstance(value, dict):
             yield value, start, end
         budget -= end - start
         position = end
@@ -125,3 +178,18 @@ def _is_schema(value: Any) -> bool:
         and value.get("type") == "object"
         and isinstance(value.get("properties"), dict)
     )
+
+
+def _is_example(value: Any) -> bool:
+    """Whether `value` reads as an example of an answer: an object with members, of plain
+    values (strings, numbers, booleans, null, arrays and objects of them, `_NESTED` deep at
+    most), and none of a schema's keywords (a schema is no example of its instances)."""
+    return bool(value) and _plain(value, _NESTED) and not _SCHEMA_WORDS.intersection(value)
+
+
+def _plain(value: Any, depth: int) -> bool:
+    if isinstance(value, dict):
+        return depth > 0 and all(_plain(item, depth - 1) for item in value.values())
+    if isinstance(value, list):
+        return depth > 0 and all(_plain(item, depth - 1) for item in value)
+    return True  # JSON holds nothing else: a string, number, boolean or null
