@@ -42,6 +42,10 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
+# Open WebUI's chat id header (its `FORWARD_SESSION_INFO_HEADER_CHAT_ID`, by default), and the
+# prefixes of a temporary chat's (`session_id`)
+OPEN_WEBUI_CHAT = "x-openwebui-chat-id"
+_TEMPORARY_CHATS = ("temporary:", "local:")
 # In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
 # a Haystack side call's and a Google ADK run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
@@ -61,7 +65,8 @@ def conversation_key(
     (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
     sending one session id are two conversations, and neither pins the other's backend.
 
-    A session id (Claude Code's header, `prompt_cache_key`) names one conversation, and so
+    A session id (`session_id`: Claude Code's header, Open WebUI's chat id, `prompt_cache_key`)
+    names one conversation, and so
     does `thread`, what a Responses turn names stored on the server (`server_thread`): such a
     turn sends only its new items, no first user message (a turn continuing a response the
     router knows takes that response's key instead: `router.stored_responses`). OpenAI's
@@ -102,12 +107,14 @@ def conversation_key(
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
-    session = headers.get("x-claude-code-session-id") or body.get("prompt_cache_key")
+    session, tab = session_id(body, headers)
     if session or thread:
         _hash_part(digest, f"session:{session}" if session else f"thread:{thread}")
         return digest.hexdigest()
     user = body.get("user")
     _hash_part(digest, f"user:{user}" if isinstance(user, str) else "")
+    if tab:  # only then: every other request's key stays as it was
+        _hash_part(digest, f"tab:{tab}")
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
     if (task := semantic_kernel.run_task(messages)) is not None:
@@ -130,6 +137,28 @@ def conversation_key(
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
     return digest.hexdigest()
+
+
+def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | None]:
+    """The session id a request names, and else the browser tab an Open WebUI temporary chat
+    names (None for each it does not). Claude Code's `x-claude-code-session-id` header, Open
+    WebUI's chat id (`OPEN_WEBUI_CHAT`), else the body's `prompt_cache_key`.
+
+    Open WebUI sends no `user`, no session id and no `prompt_cache_key`: keyed by its
+    opening, twelve chats that began with one question were one conversation, and a cloud
+    refusal's local pin in one held the later ones; two users of one key who open alike share
+    a pin (found in review). With `ENABLE_FORWARD_USER_INFO_HEADERS=true` it sends the chat's
+    id on each turn and on the chat's title, tag and follow-up requests. The chat id comes
+    before `prompt_cache_key`: set as a model's custom parameter in Open WebUI, that is one
+    fixed value for every chat of the model. A temporary chat's id is `temporary:` and the
+    tab's socket id, the same for each temporary chat the tab opens (`local:` before): no
+    session, it keys with the opening, as `user` does, so that two tabs (two users) opening
+    alike are two conversations."""
+    chat = headers.get(OPEN_WEBUI_CHAT)
+    chat = chat if isinstance(chat, str) and chat else None
+    tab = chat if chat and chat.startswith(_TEMPORARY_CHATS) else None
+    session = headers.get("x-claude-code-session-id") or (None if tab else chat)
+    return session or body.get("prompt_cache_key") or None, tab
 
 
 def _framework(messages: list[Any]) -> str | None:
