@@ -15,7 +15,9 @@ and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`)
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
 (`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
-OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`). Agent
+OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), and of
+Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the
+chat's own ask inside its template (`classifier.open_webui`), which is no agent's. Agent
 frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
 their own messages passed over (`classifier.frameworks`), none making the request an agent's
 session (`classifier.request.RequestView.harness_cut`). The history the OpenAI Agents SDK
@@ -32,7 +34,17 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
-from classifier import aider, crush, frameworks, kimi, mini_swe_agent, opencode, openhands, qwen
+from classifier import (
+    aider,
+    crush,
+    frameworks,
+    kimi,
+    mini_swe_agent,
+    open_webui,
+    opencode,
+    openhands,
+    qwen,
+)
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.message import SCAN_MESSAGES
@@ -240,7 +252,8 @@ def _has_text(message: object) -> bool:
 def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame, the task of a smolagents run wherever its request holds it, a
-    DSPy call's inputs... (`classifier.frameworks.task_ask`), the ask inside crush's or
+    DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
+    WebUI task's template (`classifier.open_webui`), the ask inside crush's or
     OpenHands' title text (`classifier.crush`, `classifier.openhands`), else without the
     reminder of Aider's ask or context mode (`classifier.aider.without_mode_reminder`); any
     other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
@@ -252,10 +265,12 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`), no
-    coding agents' (`classifier.rules.agent_session`)."""
+    OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`) nor
+    Open WebUI's (`classifier.open_webui`), no coding agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = frameworks.task_ask(message, messages)
+    if task is sent:
+        task = open_webui.task_ask(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

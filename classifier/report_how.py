@@ -250,6 +250,14 @@ HOW = """\
    Query:", the query in quotes, "You *must* respond with a JSON object ..."), each the
    request's last message after system messages alone; the conversation key hashes the query,
    marked as Haystack's.
+   Of Open WebUI's background tasks (`classifier/open_webui.py`: its default templates, one
+   user message after system messages alone, "### Task:" and a task's sentence, the chat in
+   `<chat_history>` as "USER: ..." and "ASSISTANT: ..." lines), the chat's own ask is read:
+   of a title, tags, follow-ups, search queries or an image prompt the latest "USER:" turn,
+   of an autocompletion the text being typed, of an emoji the text it reacts to. Read whole,
+   every title was instruction (its "Your entire response must consist solely of the JSON
+   object") and a coding reply's emoji reasoning, on the cloud. A template with words after
+   its end, or sent later in a chat, is read as written; Open WebUI is no coding agent.
    Of an OpenAI Agents SDK agent's call after a nested handoff (`classifier/openai_agents.py`,
    `nest_handoff_history`: the conversation so far as one assistant message, "For context,
    here is the conversation so far between the user and the previous agent:" and a numbered
