@@ -19,8 +19,10 @@ leave-one-source-out fold augments its own sources; the draw is seeded, so train
 reproduces it from the repository alone. Each made row says which half of the sentences
 its sentence came from (`Made.half`): training scores it with a detector fit without that
 half, so the detector's feature is as strong on a made row as on an unseen request.
-Off in the shipped configuration: it gained in leave-one-source-out but moved drafting
-requests off writing (docs/classifier.md, "Variants tried"). Pure: no I/O.
+Alone it gained in leave-one-source-out but moved drafting requests off writing, so the
+shipped configuration also makes drafts of messages with one sentence of what the message
+says (`MESSAGE_CONTENT`), labelled writing: content that reads like a constraint
+(docs/classifier.md, "Variants tried"). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -59,6 +61,56 @@ TASK = re.compile(
     r"|each|every|everything|all|at|exactly|in|without|with|no|your (whole|entire|response"
     r"|answer|reply))\b)",
     re.IGNORECASE,
+)
+# a request for the words of a message the user sends themselves (team round 7: writing)
+DRAFT = re.compile(
+    r"\b(draft|compose|write|reply|respond)\b[^.?!\n]{0,60}?\b(e-?mails?|messages?|texts?"
+    r"|notes?|repl(y|ies)|letters?|dms?|memos?|announcements?|invitations?|responses?)\b",
+    re.IGNORECASE,
+)
+# what a drafted message is to say, written for this module (no dataset's, no test's): they
+# read like a constraint ("Mention that ...", "Make sure it says ...") but are the content
+MESSAGE_CONTENT = (
+    "Mention that the car park will be closed for resurfacing all week.",
+    "Say that the spare key is under the blue flowerpot.",
+    "Let them know I'll bring the folding chairs and a cool box.",
+    "Add that the slides from the workshop are in the shared folder.",
+    "Remind him that the library books are due back on the 14th.",
+    "Ask whether the venue has step-free access.",
+    "Tell her the parcel arrived but the lid was cracked.",
+    "Include that we're happy to pay a deposit up front.",
+    "Also thank them for the flowers they sent last month.",
+    "Make sure it says the kitchen will be repainted over the bank holiday.",
+    "It should say that the rent will be paid by the 5th as usual.",
+    "Point out that the warranty is still valid until March.",
+    "Explain that my train was cancelled, so I'll join from home.",
+    "The main point: the quarterly review is pushed back by a week.",
+    "Say I can cover the first half of the shift but not the second.",
+    "Mention the new door code, 4471, and that the old one stops working on the 1st.",
+    "Let everyone know the fire drill is at 2pm and takes about fifteen minutes.",
+    "Ask if they could send the signed contract back by the end of the month.",
+    "Tell them the printer on the third floor is fixed.",
+    "Say sorry for the late reply and that I was travelling.",
+    "Make it clear we still want the blue tiles, not the grey ones.",
+    "Add that parking is free after 6pm on the street behind the hall.",
+    "Let her know the puppy had his vaccinations and is doing fine.",
+    "Mention that I've attached the photos of the damage.",
+    "Say we'd like to book the table for eight people, not six.",
+    "It needs to say that the water will be off from 9 to 12 on Tuesday.",
+    "Tell them we loved the hotel but the air conditioning was noisy.",
+    "Ask for the tracking number and the courier's name.",
+    "Include the new address: 12 Mill Lane, and that we move on the 20th.",
+    "Say that the lunch order needs to be in by 11.",
+    "Make sure to mention the allergy: no peanuts at all.",
+    "Remind everyone to bring their badges, the new gates won't open without them.",
+    "Let him know I returned the drill and left it by the shed.",
+    "Mention that the trial ends on Sunday and the plan renews at £9 a month.",
+    "Say the quote is fine but we need the work done before the 30th.",
+    "Explain that the rota changes: Sam takes the early shifts and I take the late ones.",
+    "Tell the group the hike starts at the north car park, not the visitor centre.",
+    "Ask whether the refund went to my card or to store credit.",
+    "Thank her for covering the class and say the kids loved it.",
+    "Add that I'll be out of signal on the ferry until about 4.",
 )
 MAX_WHOLE = 1500  # a text this short is read whole, so a sentence inside it is read too
 JOINTS = (" ", "\n", "\n\n")
@@ -111,6 +163,12 @@ def base_rows(rows: Sequence[Example], constrained: Callable[[str], bool]) -> li
     ]
 
 
+def draft_rows(rows: Sequence[Example], pool: Sequence[int]) -> list[int]:
+    """The base rows in `pool` that ask for the words of a message: writing requests with a
+    message named near a verb of writing in their opening."""
+    return [i for i in pool if rows[i].label == "writing" and DRAFT.search(rows[i].text[:300])]
+
+
 def insert(text: str, sentence: str, rng: random.Random) -> str:
     """`text` with `sentence` at its end (most often), its start, or after one of its
     sentences when the text is short enough to be read whole."""
@@ -133,9 +191,11 @@ def augment(
     negatives: float,
     seed: int,
     constrained: Callable[[str], bool],
+    drafts: float = 0.0,
 ) -> list[Made]:
     """`n` rows labelled instruction, each a base row with one usable constraint sentence,
-    and `round(n * negatives)` base rows with one content wish, keeping their label."""
+    `round(n * negatives)` base rows with one content wish, keeping their label, and
+    `round(n * drafts)` message drafts with one sentence of what the message says, writing."""
     pool = base_rows(rows, constrained)
     constraints, wishes = halves(labelled)
     if not pool or not constraints:
@@ -154,6 +214,12 @@ def augment(
             k = rng.choice(wishes)
             text = insert(rows[base].text, labelled[k].text, rng)
             made.append(Made(Example(text, rows[base].label, SOURCE), base, half_of(labelled[k])))
+    messages = draft_rows(rows, order)
+    for i in range(round(n * drafts) if messages else 0):
+        base = messages[i % len(messages)]
+        content = rng.choice(MESSAGE_CONTENT)
+        text = insert(rows[base].text, content, rng)
+        made.append(Made(Example(text, "writing", SOURCE), base, half_of(Sentence(content, False))))
     return made
 
 

@@ -241,13 +241,34 @@ many look-alikes, all at half weight, gained at every seed (0.693 -> 0.6992, 0.6
 0.6945 -> 0.6993: three to four times the seed noise): instruction F1 of the left-out scores
 +0.015 (IFEval 0.860 -> 0.880; at seed 14 the round-3 constraint rows, read by a model
 without any team row, 0.62 -> 0.74), reasoning -0.006 (StrategyQA 0.473 -> 0.420: the made
-rows are one more source in each label, and take a share of its weight). It is not shipped:
-retrained, it misses 5 of the 12 drafts of `tests/classifier/test_classifier_drafting.py`
-(three read as tool_calling, two as prose; 3 may be missed), the edge round 7 moved; and
-the temperature fit to the left-out scores rises (0.850 -> 0.889), with the left-out
-sources' nested calibration error (0.089 -> 0.096; held-out 0.0875 -> 0.0906). Weighing a
-made row as the row it was made from, so that no source's share shrinks, kept half the gain
-(0.6960 at seed 13) and was not run further. The option stays in the code, off.
+rows are one more source in each label, and take a share of its weight). Alone it was not
+shipped: retrained, it misses 5 of the 12 drafts of `tests/classifier/test_classifier_drafting.py`
+(three read as tool_calling, two as prose; 3 may be missed), the edge round 7 moved. Weighing
+a made row as the row it was made from, so that no source's share shrinks, kept half the gain
+(0.6960 at seed 13) and was not run further. Its calibration cost was that of the drafts'
+setting below (temperature 0.850 -> 0.889, nested calibration error 0.089 -> 0.096).
+
+Look-alikes that are drafts (`TrainConfig.augment_drafts`) mend that edge: a writing
+request of the team's or the authors' for the words of a message (a message, email, text,
+note, letter or reply named after a verb of writing in its first 300 characters: 123 rows,
+none from the drafting test) with one sentence of what the message is to say put in,
+labelled writing. The 40 sentences were written for `classifier/augment.py` and read like a
+constraint but are the message's content ("Mention that the car park will be closed for
+resurfacing all week.", "Make sure it says ..."); a test keeps them from sharing four words
+in a row with the drafting test's prompts. 0.2 of them per made constraint row (200) keeps
+most of the gain, 0.6994 / 0.6990 / 0.6974 at seeds 13 / 14 / 15 (+0.0064 / +0.0045 /
++0.0029, the best three-seed mean of the draft settings tried; left-out route accuracy
++0.0014 and +0.0019 at seeds 14 and 15), and retrained it misses the same 2 drafts the
+shipped model misses. It is not shipped either: the gain at seed 15 is twice the seed noise,
+and calibration pays for it: the temperature fit to the left-out scores rises (0.850 ->
+0.892) and the left-out sources' nested calibration error with it (0.089 -> 0.096 at seed
+13, 0.0885 -> 0.0937 and 0.0894 -> 0.0949 at 14 and 15), though the pooled left-out log
+loss falls (0.8535 -> 0.8458); the made rows also add 2,079 features (21,186 -> 23,265).
+Confidence decides which requests take the default route, so a small gain in labels does
+not buy a loss in calibration of the same size. The held-out numbers of these rows were
+recorded after the choice, not used for it. Letting the made rows take no share of the
+real sources' weight (`augment_apart`) lost half the gain (0.6959 at seed 13). The options
+stay in the code, off.
 
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.

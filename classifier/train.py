@@ -48,13 +48,19 @@ class TrainConfig:
     nb_scale: float = 0.0
     # rows made by putting a written constraint sentence into a chat-style writing, prose or
     # reasoning request (`classifier/augment.py`); 0, the shipped model, makes none (1000,
-    # with augment_negatives 1 and augment_weight 0.5, gained in leave-one-source-out but
-    # broke the drafting edge: docs/classifier.md, "Variants tried")
+    # with augment_negatives 1, augment_weight 0.5 and augment_drafts 0.2, gained a little
+    # in leave-one-source-out at a cost in calibration: docs/classifier.md, "Variants tried")
     augment_rows: int = 0
     # content-wish look-alikes made per constraint row, keeping the base row's label
     augment_negatives: float = 0.0
     # the made rows' weight relative to what `sample_weights` gives them as one more source
     augment_weight: float = 1.0
+    # message drafts made per constraint row, one sentence of the message's content added
+    # (`augment.MESSAGE_CONTENT`), labelled writing
+    augment_drafts: float = 0.0
+    # the made rows take no share of the real sources' weight: each real row weighs what it
+    # weighs without them, each made row `augment_weight` times its label's mean real row
+    augment_apart: bool = False
 
 
 def sample_weights(rows: Sequence[Example]) -> np.ndarray:
@@ -202,11 +208,7 @@ def fit(
         x = hstack([x, csr_matrix(dense_matrix(embedding, feats))]).tocsr()
     y = np.array([INTENTS.index(r.label) for r in [*rows, *(m.row for m in made)]])
     clf = LogisticRegression(C=config.c, max_iter=config.max_iter, random_state=config.seed)
-    # the made rows are one more source inside each of their labels (`augment.SOURCE`)
-    weights = sample_weights([*rows, *(m.row for m in made)])
-    if made and config.augment_weight != 1.0:
-        weights[len(rows) :] *= config.augment_weight
-        weights *= len(weights) / weights.sum()
+    weights = made_weights(rows, [m.row for m in made], config)
     lbfgs_fit(clf, x, y, weights)
     coef = np.zeros((x.shape[1], len(INTENTS)))
     bias = np.zeros(len(INTENTS))
@@ -223,6 +225,30 @@ def fit(
         dense_weights=dense,
         detector=detector,
     )
+
+
+def made_weights(
+    rows: Sequence[Example], made: Sequence[Example], config: TrainConfig
+) -> np.ndarray:
+    """Row weights for `rows` followed by `made`. By default the made rows are one more
+    source inside each of their labels (`augment.SOURCE`), so they take a share of each
+    label's weight from its real sources; `augment_apart` leaves the real rows' shares as
+    they are without augmentation and gives each made row its label's mean real weight."""
+    if not made:
+        return sample_weights(rows)
+    if config.augment_apart:
+        real = sample_weights(rows)
+        mean = {
+            label: real[[r.label == label for r in rows]].mean()
+            for label in {r.label for r in rows}
+        }
+        weights = np.concatenate([real, [mean.get(m.label, 1.0) for m in made]])
+    else:
+        weights = sample_weights([*rows, *made])
+    if config.augment_weight != 1.0 or config.augment_apart:
+        weights[len(rows) :] *= config.augment_weight
+    out: np.ndarray = weights * (len(weights) / weights.sum())
+    return out
 
 
 def made_rows(
@@ -244,7 +270,13 @@ def made_rows(
         return verdict is not None and verdict.probability > 0.5
 
     made = augment.augment(
-        rows, labelled, config.augment_rows, config.augment_negatives, config.seed, constrained
+        rows,
+        labelled,
+        config.augment_rows,
+        config.augment_negatives,
+        config.seed,
+        constrained,
+        config.augment_drafts,
     )
     held_out = [fit_detector(augment.without_half(labelled, h), rows, config) for h in (0, 1)]
     texts = [clip(m.row.text) for m in made]

@@ -348,4 +348,38 @@ VARIANTS: list[tuple[str, ...]] = [
         "0.905",
         "~0",
     ),
+    (
+        "      + message drafts with a sentence of their content, labelled writing"
+        " (TrainConfig.augment_drafts, 2026-12-06), 0.3 per made row (LOSO at seeds 13 / 14 /"
+        " 15: 0.6987 / 0.6985 / 0.6971); misses 2 of the 12 drafts",
+        "0.806",
+        "0.906",
+        "~0",
+    ),
+    (
+        "        same, 0.1 per made row (LOSO at seed 13: 0.6993); misses 3 drafts",
+        "0.805",
+        "0.907",
+        "~0",
+    ),
+    (
+        "        same, 0.3, 500 made rows (LOSO at seeds 13 / 14 / 15: 0.6994 / 0.6966 / 0.6978)",
+        "0.798",
+        "0.906",
+        "~0",
+    ),
+    (
+        "        same, 0.3, the made rows taking no share of the real sources' weight"
+        " (TrainConfig.augment_apart; LOSO at seed 13: 0.6959)",
+        "0.799",
+        "0.906",
+        "~0",
+    ),
+    (
+        "        same, 0.2 per made row (LOSO at seeds 13 / 14 / 15: 0.6994 / 0.6990 / 0.6974;"
+        " T 0.892, nested ECE 0.096 / 0.094 / 0.095); misses 2 drafts; not shipped",
+        "0.806",
+        "0.908",
+        "~0",
+    ),
 ]

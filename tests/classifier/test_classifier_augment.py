@@ -12,7 +12,8 @@ from classifier.clip import clip
 from classifier.constraint import FORM_WORDS, ConstraintDetector
 from classifier.corpus import Example, Sentence
 from classifier.features import tokens
-from classifier.train import TrainConfig, fit, fit_detector
+from classifier.train import TrainConfig, fit, fit_detector, made_weights, sample_weights
+from tests.classifier.test_classifier_drafting import ACTIONS, DRAFTS
 
 ROWS = corpus.load("train")
 SENTENCES = corpus.load_sentences()
@@ -110,15 +111,69 @@ def test_a_made_row_is_scored_without_its_half_of_the_sentences() -> None:
 
 
 def test_off_by_default_and_on_only_when_asked() -> None:
+    """The shipped configuration makes no rows (its gain in leave-one-source-out was small
+    and cost calibration: docs/classifier.md, "Variants tried"); 0 rows, or no sentences,
+    trains as before."""
+    shipped = TrainConfig()
+    assert (shipped.augment_rows, shipped.augment_drafts) == (0, 0.0)
     rows = ROWS[::10]
     config = TrainConfig(max_iter=300, detector_negatives=300)
     detector = fit_detector(SENTENCES[::3], rows, config)
     plain = fit(rows, config, detector=detector)
     same = fit(rows, config, detector=detector, sentences=SENTENCES)
-    assert TrainConfig().augment_rows == 0
     assert same.vocab == plain.vocab and np.array_equal(same.weights, plain.weights)
     on = TrainConfig(max_iter=300, detector_negatives=300, augment_rows=200)
     augmented = fit(rows, on, detector=detector, sentences=SENTENCES)
     assert not np.array_equal(augmented.bias, plain.bias)
     assert isinstance(augmented.detector, ConstraintDetector)
     assert augmented.detector is detector  # the shipped detector is the one fit on all
+
+
+def test_message_drafts_keep_writing_with_what_the_message_says() -> None:
+    """`augment_drafts`: a draft of a message with one sentence of its content added ("Say
+    that the spare key is under the blue flowerpot.") stays writing, so the made constraint
+    rows do not teach that every added sentence of a request makes it instruction."""
+    out = augment.augment(ROWS, SENTENCES, 200, 0.5, 13, never, drafts=0.5)
+    drafts = [m for m in out if any(c in m.row.text for c in augment.MESSAGE_CONTENT)]
+    assert len(out) == 400 and len(drafts) == 100
+    for m in drafts:
+        row = ROWS[m.base]
+        assert m.row.label == "writing" and m.row.source == augment.SOURCE
+        assert row.label == "writing" and row.source in augment.BASE_SOURCES
+        assert augment.DRAFT.search(row.text[:300]), row.text
+        content = next(c for c in augment.MESSAGE_CONTENT if c in m.row.text)
+        assert m.row.text.replace(content, "", 1).split() == row.text.split()
+    assert out[:300] == made(ROWS, 200, 0.5)  # the rows made before are made as before
+    assert {ROWS[i].text for i in augment.draft_rows(ROWS, range(len(ROWS)))} >= {
+        "compose a LinkedIn message to a former manager asking for a reference"
+    }
+
+
+def test_the_message_contents_are_written_apart_from_the_drafting_test() -> None:
+    """The drafting test's prompts are a test set: no content sentence shares four words in
+    a row with any of them."""
+
+    def runs(text: str) -> set[tuple[str, ...]]:
+        words = tokens(text.lower())
+        return {tuple(words[i : i + 4]) for i in range(len(words) - 3)}
+
+    tested = set().union(*(runs(t) for t in (*DRAFTS, *ACTIONS)))
+    for content in augment.MESSAGE_CONTENT:
+        assert runs(content).isdisjoint(tested), content
+
+
+def test_made_rows_apart_leave_the_real_rows_shares_alone() -> None:
+    """`augment_apart`: the real rows weigh relative to each other as without augmentation;
+    a made row weighs `augment_weight` times its label's mean real row."""
+    rows = ROWS[::20]
+    extra = [Example("x", "instruction", augment.SOURCE), Example("y", "writing", augment.SOURCE)]
+    config = TrainConfig(augment_apart=True, augment_weight=0.5)
+    w = made_weights(rows, extra, config)
+    plain = sample_weights(rows)
+    assert np.allclose(w[: len(rows)] / plain, w[0] / plain[0])
+    for made_row, weight in zip(extra, w[len(rows) :], strict=True):
+        same = np.array([r.label == made_row.label for r in rows])
+        assert np.isclose(weight, 0.5 * w[: len(rows)][same].mean())
+    assert np.isclose(w.mean(), 1.0)
+    shared = made_weights(rows, extra, TrainConfig(augment_weight=0.5))
+    assert not np.allclose(shared[: len(rows)] / plain, shared[0] / plain[0])
