@@ -222,7 +222,8 @@ def _first(
 def _fixed(messages: list[Any], index: int, aiders: bool, instructors: bool) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
-    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events,
+    own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events
+    or the summary it wrote,
     Kimi CLI's follow-up to a subagent's reply too brief),
     an agent framework's (`classifier.frameworks.passed_over`; instructor's retries in its
     requests, `instructors`), which makes the request no agent's session; None for any

@@ -35,7 +35,10 @@ _CODEX_TOOLS = (
 # offer Read, Bash, CheckBackgroundJob and AskQuestion); Goose's developer extension;
 # OpenHands' CodeAct tools and its Software Agent SDK's (1.x: the default agent's terminal,
 # file_editor and task_tracker; its planning agent's glob, grep and planning_file_editor;
-# its gpt5 and gemini presets' terminal and task_tracker with apply_patch or read_file);
+# its gpt5 and gemini presets' terminal and task_tracker with apply_patch or read_file;
+# the OpenHands CLI 1.16.0's sub-agents' `task`, beside terminal, file_editor, task_tracker,
+# finish and think: "Use the task tool to delegate a review of stats.py to a sub-agent." was
+# tool_calling 0.9 by its name, found in a live review);
 # Cursor's; the Cline CLI's (npm `cline` 3.x, @cline/core's `DefaultToolNames` and team
 # tools); crush's (internal/config/config.go `allToolNames`). Each was found missing in a
 # review: an agent's ask ("explain what sync_dir does") was read as reasoning and sent to
@@ -52,7 +55,7 @@ _OTHER_AGENTS_TOOLS = (
     "developer__shell developer__text_editor developer__analyze developer__screen_capture "
     "developer__image_processor developer__list_windows "
     "execute_bash str_replace_editor execute_ipython_cell task_tracker "
-    "terminal file_editor planning_file_editor "
+    "terminal file_editor planning_file_editor task "
     "run_terminal_cmd codebase_search grep_search file_search "
     "read_files search_codebase run_commands fetch_web_content submit_and_exit "
     "team_spawn_teammate team_shutdown_teammate team_run_task team_cancel_run team_list_runs "
@@ -78,7 +81,7 @@ HARNESS_TOOLS = frozenset(
 )
 # The agents' names that an app of another kind (notes, documents, tasks, a CMS, chat,
 # research, scheduling) may give tools of its own: everyday words for what any app does
-# (read, write, edit; tasks, agents, messages, teams, schedules, the web, files, images, a
+# (read, write, edit; tasks (`task`), agents, messages, teams, schedules, the web, files, images, a
 # question to the user; a skill, monitor, workflow, artifact; a shell by its common word).
 # They count toward `HARNESS_SEEN` only beside an agent's name that is none of them
 # (`classifier.toolset`): a notes app's Read, Write and Edit made "Summarise the main causes
@@ -100,7 +103,7 @@ _PLAIN = (
     "PushNotification ToolSearch Monitor Workflow Artifact ShareOnboardingGuide "
     "shell view_image read_file list_dir request_user_input send_message followup_task "
     "list_agents webfetch websearch AskQuestion Subagent ReportFailure UploadArtifact "
-    "terminal file_search read_files run_commands fetch_web_content "
+    "terminal task file_search read_files run_commands fetch_web_content "
     "Shell ReadFile ReadMediaFile WriteFile SearchWeb FetchURL"
 )
 PLAIN_NAMES = frozenset(_PLAIN.split())

@@ -1,5 +1,6 @@
 """OpenHands' side calls: its title call, read by the ask inside, and its condenser's
-summary request, which asks nothing.
+summary request, which asks nothing and is read as the agent's work; and the summary in the
+agent's later turns, no ask.
 
 The OpenHands Software Agent SDK (pypi `openhands-sdk` 1.58.2; 1.21.0 alike) sends two
 requests of its own beside an agent's turns, no tools, with the conversation's
@@ -21,13 +22,25 @@ requests of its own beside an agent's turns, no tools, with the conversation's
   `summarizing_events.j2`, the forgotten events in `<EVENT>` tags and its order,
   `SUMMARY_END`; 1.21.0's `summarizing_prompt.j2`, both in one user message). Read as the
   ask it was writing 0.59; it asks nothing of a user's (the user's words in it were asks of
-  their own turns), as opencode's compaction request (`classifier.opencode`): passed over,
-  the request takes the default route.
+  their own turns): passed over as an ask, as opencode's compaction request is
+  (`classifier.opencode`).
 
 Either makes the request an agent's session (`classifier.rules.agent_session`), as the
-agent's own turns are, by its built-in tools (`classifier.harness_tools`). The summary the
-condenser writes comes back in the agent's next turns as a user message of the model's
-words with no text of OpenHands' around it, and is read as an ask.
+agent's own turns are, by its built-in tools (`classifier.harness_tools`). The summary request
+alone (`summary_request`: that prompt and nothing else) is read as the agent's session work,
+coding (`classifier.rules.rule_intent`), as Kimi CLI's compaction is: it carries no
+`prompt_cache_key` (the SDK pins the key on the agent's LLM only, the condenser's is a copy),
+and with no ask it was `unknown` and went local while its session was on the cloud (found
+running CLI 1.16.0, SDK 1.21.0, in a live review).
+
+The summary the condenser writes comes back in the agent's next turns as a user message of
+the model's words alone (`CondensationSummaryEvent.to_llm_message`), in the fields its prompt
+orders (`USER_CONTEXT:`, then `COMPLETED:`, `PENDING:`...). Read as the ask, "USER_CONTEXT:
+User asked for a haiku ... listed the working directory (stats.py only)" was coding 0.9 by
+its file name. In OpenHands' request (its system prompt names it, `AGENT_IDENTITY`) a user
+message that opens with `USER_CONTEXT:` and holds another of its fields on a line of its own
+(`is_summary`) is passed over: the first ask is the one the condenser kept before it
+(`keep_first`), or the request has none.
 """
 
 from __future__ import annotations
@@ -56,6 +69,18 @@ TITLE_WITHIN = 1000 + len(TRUNCATED) + len(TITLE_TAIL)
 SUMMARY_OPENING = "You are maintaining a context-aware state summary for an interactive agent."
 EVENTS_OPENING = "<EVENT>\n"
 SUMMARY_END = "</EVENT>\n\n\nNow summarize the events using the rules above."
+# How the agent's system prompt names it (1.21.0's opens with it, 1.58.2's after `<SOUL>\n`)
+AGENT_IDENTITY = "You are OpenHands agent, "
+IDENTITY_WITHIN = 64
+# The summary's first field, and its others, each opening a line: the fields the prompt
+# orders (`summarizing_prompt.j2`, its "Track:" list), looked for in the summary's head
+SUMMARY_FIRST = "USER_CONTEXT:"
+SUMMARY_FIELDS = re.compile(
+    r"^(?:TASK_TRACKING|COMPLETED|PENDING|CURRENT_STATE|CODE_STATE|TESTS|CHANGES|DEPS"
+    r"|VERSION_CONTROL_STATUS):",
+    re.MULTILINE,
+)
+SUMMARY_WITHIN = 4000
 
 
 def title_ask(message: object, messages: Sequence[Any]) -> object:
@@ -77,7 +102,56 @@ def title_ask(message: object, messages: Sequence[Any]) -> object:
     return ask.removesuffix(TRUNCATED) if len(ask) == 1000 + len(TRUNCATED) else ask
 
 
+def summary_request(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are OpenHands' condenser's summary request and nothing else: its
+    prompt as one user message (1.21.0), or its system prompt and its events (1.58.2)."""
+    if not 1 <= len(messages) <= 2:
+        return False
+    last = messages[-1]
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return False
+    text = one_text(last)
+    if text is None or not text.endswith(SUMMARY_END):
+        return False
+    if len(messages) == 1:
+        return text.startswith(SUMMARY_OPENING)
+    return text.startswith(EVENTS_OPENING) and _opens(messages[0], SUMMARY_OPENING)
+
+
 def passed_over(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is OpenHands' own: the events and order of
+    its condenser (`summary_request`), or the summary it wrote, in the agent's request
+    (`is_summary`)."""
+    return _condensers(messages, index) or is_summary(messages, index)
+
+
+def is_summary(messages: Sequence[Any], index: int) -> bool:
+    """Whether the user message `messages[index]` is a condenser's summary in OpenHands'
+    request (`framed`): one text that opens with `SUMMARY_FIRST` and holds another of the
+    prompt's fields at a line's start (`SUMMARY_FIELDS`) in its head."""
+    text = one_text(messages[index])
+    if text is None:
+        return False
+    head = text.lstrip()[:SUMMARY_WITHIN]
+    if not head.startswith(SUMMARY_FIRST) or SUMMARY_FIELDS.search(head) is None:
+        return False
+    return framed(messages)
+
+
+def framed(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are an OpenHands agent's: the first is a system message whose
+    first text names it (`AGENT_IDENTITY`) near its start. The first text part, not one
+    text: 1.58.2 sends the repository's context as a second part."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") != "system":
+        return False
+    content = first.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        content = content[0].get("text")
+    return isinstance(content, str) and AGENT_IDENTITY in content[:IDENTITY_WITHIN]
+
+
+def _condensers(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is the events and order of OpenHands'
     condenser: after its system prompt (1.58.2), or with its prompt in one (1.21.0)."""
     text = one_text(messages[index])

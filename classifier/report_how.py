@@ -32,8 +32,9 @@ HOW = """\
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
-   `file_editor`, `task_tracker`; its `finish` and `think` are words any app may name a tool,
-   and count for none), Cursor's, the Cline CLI's, crush's and Kimi CLI's (its subagents'
+   `file_editor`, `task_tracker`, and the CLI 1.16.0's `task`, a word any app may name a
+   tool, counted only beside them; its `finish` and `think` count for none), Cursor's,
+   the Cline CLI's, crush's and Kimi CLI's (its subagents'
    too) as well, or an agent's text cut from the latest or the first ask, item 3) is coding
    work unless the ask clearly is not. The agents' names any app may give its own tools
    (`PLAIN_NAMES`: Read, Write, Edit, Task, Workflow, TaskCreate, WebSearch, Codex's
@@ -126,7 +127,13 @@ HOW = """\
    whole, a poem's was instruction 0.59, an integral's coding 0.51). Its condenser's
    summary request (the events in `<EVENT>` tags and "Now summarize the events using the
    rules above.", after its prompt "You are maintaining a context-aware state summary for
-   an interactive agent.", or in one message with it) is no ask: the default route. The ask inside a
+   an interactive agent.", or in one message with it, and nothing else) is no ask, and is
+   read as its agent's coding work, rule-decided: it carries no `prompt_cache_key`, and as
+   `unknown` it went local while its session was on the cloud. The summary it wrote, a
+   user message in the agent's later turns (opening `USER_CONTEXT:`, another of the
+   prompt's fields, `COMPLETED:`, `PENDING:`..., at a line's start, after the system prompt
+   "You are OpenHands agent, ..."), is passed over: read as the ask, a haiku session's
+   summary naming stats.py was coding 0.9 by its file name. The ask inside a
    title call, and an Aider message without its mode's reminder, are what the
    conversation key hashes and `explain` measures too (`latest_cut`, `first_cut`): one
    function gives all three an ask's content (`classifier.asks.ask_content`).

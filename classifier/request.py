@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, instructor, smolagents
+from classifier import dspy, instructor, openhands, smolagents
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -62,6 +62,9 @@ class RequestView(NamedTuple):
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
     tool_step: bool = False
+    # OpenHands' condenser's summary request (`classifier.openhands.summary_request`): its
+    # agent's session work, whatever its events hold (`classifier.rules.rule_intent`).
+    condenser: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -130,6 +133,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
         code_answer=smolagents.answers_in_code(messages),
         tool_step=dspy.picks_tool(messages),
+        condenser=openhands.summary_request(messages),
     )
 
 

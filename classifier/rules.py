@@ -3,7 +3,9 @@ coding agent's session, where only an ask the model clearly reads as other work 
 
 `tool_choice` forcing a call means a tool call whatever the text says, a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), and a
-DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`). Tools
+DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
+OpenHands' condenser's summary request, which asks nothing, its agent's coding work
+(`classifier.openhands`). Tools
 offered with a request that names one (two words of its name, in order, or its whole name in
 "use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
@@ -30,6 +32,7 @@ FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
 CODE_ANSWER = "a smolagents CodeAgent's step: its reply must be code"
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
+CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -143,6 +146,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
         return Intent("coding", FORCED_CONFIDENCE, "rule"), CODE_ANSWER
     if v.tool_step:
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), TOOL_STEP
+    if v.condenser:  # no ask and no key to its session (`classifier.openhands`)
+        return Intent("coding", FILE_CONFIDENCE, "rule"), CONDENSER
     if v.has_tools:
         why = asks_for_tools(v)
         if why:

@@ -118,12 +118,12 @@ def test_its_title_words_in_another_clients_request_are_the_users() -> None:
 
 
 def test_the_condensers_summary_request_asks_nothing() -> None:
-    """Its events hold the user's asks, each read in its own turn: the request takes the
-    default route, as an agent's (opencode's compaction request alike)."""
+    """Its events hold the user's asks, each read in its own turn: no ask, and the request
+    read as its agent's coding work (`tests/classifier/test_classifier_openhands_cli.py`)."""
     body = captured("condenser.json")
     seen = view(body)
     assert (seen.latest, seen.first, seen.harness_cut) == ("", "", True)
-    assert classify(body).source == "default"
+    assert (classify(body).label, classify(body).source) == ("coding", "rule")
 
 
 def test_the_older_condensers_one_message_asks_nothing() -> None:
@@ -132,7 +132,7 @@ def test_the_older_condensers_one_message_asks_nothing() -> None:
     system, events = (m["content"][0]["text"] for m in body["messages"])
     body["messages"] = [{"role": "user", "content": [{"type": "text", "text": system + events}]}]
     assert system.startswith(SUMMARY_OPENING) and events.endswith(SUMMARY_END)
-    assert (view(body).latest, classify(body).source) == ("", "default")
+    assert (view(body).latest, classify(body).source) == ("", "rule")
 
 
 @pytest.mark.parametrize("system", ["You are a helpful assistant.", None])
