@@ -153,12 +153,14 @@ def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | No
     fixed value for every chat of the model. A temporary chat's id is `temporary:` and the
     tab's socket id, the same for each temporary chat the tab opens (`local:` before): no
     session, it keys with the opening, as `user` does, so that two tabs (two users) opening
-    alike are two conversations."""
+    alike are two conversations, whatever `prompt_cache_key` the model sets."""
     chat = headers.get(OPEN_WEBUI_CHAT)
     chat = chat if isinstance(chat, str) and chat else None
     tab = chat if chat and chat.startswith(_TEMPORARY_CHATS) else None
     session = headers.get("x-claude-code-session-id") or (None if tab else chat)
-    return session or body.get("prompt_cache_key") or None, tab
+    # nor, for a temporary chat, the model's fixed `prompt_cache_key`: every tab's temporary
+    # chats would be one conversation (found in review)
+    return session or (None if tab else body.get("prompt_cache_key")) or None, tab
 
 
 def _framework(messages: list[Any]) -> str | None:

@@ -43,12 +43,18 @@ class Proxy:
         self.running, self.collect, self.ledger = running, collect, ledger
         self.client = openai.OpenAI(base_url=running.url, api_key="none", max_retries=0)
 
-    def turn(self, chat: str, *asks: str) -> tuple[str, str]:
-        """One `model: auto` turn of Open WebUI chat `chat` whose user asked `asks` so far:
-        the backend that served it and its request id, once its record finished."""
+    def turn(self, chat: str, *asks: str, cache_key: str | None = None) -> tuple[str, str]:
+        """One `model: auto` turn of Open WebUI chat `chat` whose user asked `asks` so far
+        (with `prompt_cache_key` `cache_key`, set as a model's custom parameter): the backend
+        that served it and its request id, once its record finished."""
         finished = len(self.collect.records)
+        extra = {"prompt_cache_key": cache_key} if cache_key else None
         raw = self.client.chat.completions.with_raw_response.create(
-            model="auto", max_tokens=20, messages=chat_of(*asks), extra_headers={CHAT: chat}
+            model="auto",
+            max_tokens=20,
+            messages=chat_of(*asks),
+            extra_headers={CHAT: chat},
+            extra_body=extra,
         )
         raw.parse()
         until(lambda: len(self.collect.records) > finished, what="the record finished")
@@ -129,6 +135,18 @@ def test_temporary_chats_key_by_their_opening_and_their_tab(proxy: Proxy) -> Non
     math, code, other_tab, again = proxy.conversations(math_id, code_id, other_tab_id, again_id)
     assert math == again  # one chat's turns
     assert len({math, code, other_tab}) == 3
+
+
+def test_temporary_chats_of_a_model_with_a_fixed_cache_key_stay_apart(proxy: Proxy) -> None:
+    """A `prompt_cache_key` set as a model's custom parameter in Open WebUI is one value for
+    every chat of the model: taken as a temporary chat's session id, every tab's temporary
+    chats were one conversation, and one user's pin steered the others' (found in review)."""
+    _, math_id = proxy.turn("temporary:tab-one", MATH, cache_key="fixed")
+    _, code_id = proxy.turn("temporary:tab-two", CODE, cache_key="fixed")
+    _, again_id = proxy.turn("temporary:tab-one", MATH, CODE, cache_key="fixed")
+    until(lambda: len(rows(proxy)) >= 3, what="the ledger holds every request")
+    math, code, again = proxy.conversations(math_id, code_id, again_id)
+    assert math == again != code
 
 
 def rows(proxy: Proxy) -> list[Any]:
