@@ -382,4 +382,13 @@ VARIANTS: list[tuple[str, ...]] = [
         "0.908",
         "~0",
     ),
+    (
+        "  'list' / 'list', 'string' / 'list', 'string', 'query' out of the m:code cue (2026-12-06;"
+        " LOSO at seeds 13 / 14 / 15: 0.693 / 0.6945 / 0.6945 -> 0.6927 / 0.6937 / 0.6930,"
+        " 0.6908 / 0.6916 / 0.6911, 0.6907 / 0.6912 / 0.6914: rejected, conala's short Python"
+        " questions 0.768 -> 0.714 / 0.678 / 0.678 when left out)",
+        "0.807 / 0.808 / 0.809",
+        "0.909 / 0.909 / 0.908",
+        "~0",
+    ),
 ]
