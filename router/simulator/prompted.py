@@ -29,6 +29,12 @@ schema is asked for in either text. Answered with prose or a Python block, Open 
 every chat's first message as its title and got no tags or follow-ups in demo mode (found
 in review).
 
+JSON the user shows is no example of the answer: with "response" and "output" taken for
+verbs of answering, "Explain what this JSON response means: {"error": "not_found", "code":
+404}" got `{"error": "Its request", "code": 404}`, and "Format this JSON nicely: {...}" its
+values replaced by words (found in review). So the sentence must ask for the answer
+(`_ANSWER`), and one asking something be done to the JSON shown never does (`_ABOUT`).
+
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
 over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
 tries charged against a budget proportional to the text (`_WORK`).
@@ -49,9 +55,29 @@ _LEAD = 400  # characters before a schema read for the sentence that introduces 
 _OPENING = re.compile(r'\{\s*"')  # where a JSON object with members can begin
 _JSON = re.compile(r"\bjson", re.I)
 _FENCED = re.compile(r"```json|\bcode ?block", re.I)  # not "no Markdown fencing"
-# a verb that asks for the answer itself ("respond with", "provide the parsed objects")
+# what asks for the answer itself in JSON, beside "json" in the sentence: a verb of answering
+# ("respond with", "provide the parsed objects", "return valid JSON only"), "output" as one
+# ("output as JSON"), the answer named as the model's ("your response must be"), or a
+# template's heading (Open WebUI's "### Output:\nJSON format:"). Not "response" or "output"
+# as nouns alone: "Explain what this JSON response means: {...}" names the user's content
+# (found in review)
 _ANSWER = re.compile(
-    r"\b(?:respon[ds]|reply|answer|return|output|provide|produce|give|write|format)", re.I
+    r"\b(?:respond|reply|answer|return|provide|produce|give|write)\b"
+    r"|\boutput\s+(?:as|in|only|a|an|the|valid|strict|raw|json)\b"
+    r"|\byour\s+(?:final\s+)?(?:response|answer|output|reply)\b"
+    r"|\b(?:response|answer|output|reply)\s+(?:must|should|shall|will|needs?\s+to|has\s+to)\b"
+    r"|(?:\A|\n)[ \t#*>-]*json\s+format\s*:\s*\Z",
+    re.I,
+)
+# a sentence asking something be done to the JSON it shows ("Explain what this JSON response
+# means:", "Format this JSON nicely:"): the verb, up to three words not leading to a target
+# ("convert the text to JSON" asks for JSON) or away ("in the format of this JSON"), "json"
+_ABOUT = re.compile(
+    r"\b(?:explain|format|reformat|fix|parse|validate|convert|correct|repair|debug|describe"
+    r"|summari[sz]e|analy[sz]e|interpret|review|check|prettify|pretty-print|minify|translate"
+    r"|transform|rewrite|clean|edit|modify|read|what)\b"
+    r"(?:\s+(?!(?:to|into|as|in|with|and|then|using|from|of|like)\b)[\w'-]+){0,3}\s+json\b",
+    re.I,
 )
 # words of a tool listing: a schema they introduce is a tool's input, not the answer
 _TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|functions?)\b", re.I)
@@ -59,9 +85,8 @@ _TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|func
 # such a prompt is never the whole answer's
 _FRAMED = re.compile(r"^[ \t]*Action(?: Input)?[ \t]*:|\[\[ ## \w+ ## \]\]", re.M | re.I)
 _NESTED = 4  # levels of arrays and objects an example object may hold
-_SCHEMA_WORDS = frozenset(
-    ("properties", "items", "$schema", "$defs", "$ref", "anyOf", "oneOf", "allOf")
-)
+_TYPES = frozenset(("object", "array", "string", "number", "integer", "boolean", "null"))
+_COMBINED = ("anyOf", "oneOf", "allOf")  # a schema's keys holding a list of schemas
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
@@ -80,53 +105,63 @@ class Asked:
 def asked_json(user: str, system: str) -> Asked | None:
     """The JSON schema the latest user text or the system text (in that order) introduces
     as the form of the answer (`_introduced`): an object schema (`"type": "object"` and its
-    `properties`); where neither introduces one, the example object either introduces
+    `properties`); where neither introduces one, the first example object either introduces
     (`_is_example`). None where neither does, or where either frames the answer in a text
     format of its own (`_FRAMED`)."""
     if _FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]):
         return None
-    examples: list[Asked] = []
+    first_example: Asked | None = None
     for text, other in ((user, system), (system, user)):
         schema, example = _first_asked(text)
-        for value, start, end, is_schema in (schema, example):
-            if value is None or (examples and not is_schema):
-                continue
-            around = text[:start] + text[end:]
-            fenced = bool(_FENCED.search(around) or _FENCED.search(other))
-            if is_schema:
-                return Asked(value, fenced)
-            examples.append(Asked(None, fenced, value))
-    return examples[0] if examples else None
+        if schema is not None:
+            return Asked(schema.value, _fenced(text, schema, other))
+        if first_example is None and example is not None:
+            first_example = Asked(None, _fenced(text, example, other), example.value)
+    return first_example
 
 
-_Found = tuple[dict[str, Any] | None, int, int, bool]  # the object, its span, a schema's
+@dataclass(frozen=True, slots=True)
+class _Found:
+    """An object found in a text, and where it starts and ends."""
+
+    value: dict[str, Any]
+    start: int
+    end: int
 
 
-def _first_asked(text: str) -> tuple[_Found, _Found]:
+def _fenced(text: str, found: _Found, other: str) -> bool:
+    """Whether the texts around the object ask for a ```json fence."""
+    around = text[: found.start] + text[found.end :]
+    return bool(_FENCED.search(around) or _FENCED.search(other))
+
+
+def _first_asked(text: str) -> tuple[_Found | None, _Found | None]:
     """The first schema and the first example object in `text` that a sentence asking for
-    the answer in JSON introduces (each `(None, 0, 0, …)` where there is none); the scan
-    ends at that schema."""
-    schema: _Found = (None, 0, 0, True)
-    example: _Found = (None, 0, 0, False)
+    the answer in JSON introduces (None for each not found); the scan ends at that schema."""
+    example: _Found | None = None
     for value, start, end in objects_in(text):
         is_schema = _is_schema(value)
-        if not is_schema and (example[0] is not None or not _is_example(value)):
+        if not is_schema and (example is not None or not _is_example(value)):
             continue
         if not _introduced(text[max(0, start - _LEAD) : start]):
             continue
         if is_schema:
-            return (value, start, end, True), example
-        example = (value, start, end, False)
-    return schema, example
+            return _Found(value, start, end), example
+        example = _Found(value, start, end)
+    return None, example
 
 
 def _introduced(lead: str) -> bool:
     """Whether the sentence `lead` ends with (the text just before a schema, less a fence
-    opening) asks for the answer in JSON and names no tool, action or arguments."""
+    opening) asks for the answer in JSON (`_ANSWER`), and neither asks something be done to
+    the JSON shown (`_ABOUT`) nor names a tool, action or arguments."""
     lead = _FENCE_OPENING.sub("", lead.rstrip()).rstrip()
     sentence = _SENTENCE_END.split(lead)[-1]
     return bool(
-        _JSON.search(sentence) and _ANSWER.search(sentence) and not _TOOLISH.search(sentence)
+        _JSON.search(sentence)
+        and _ANSWER.search(sentence)
+        and not _ABOUT.search(sentence)
+        and not _TOOLISH.search(sentence)
     )
 
 
@@ -183,8 +218,30 @@ def _is_schema(value: Any) -> bool:
 def _is_example(value: Any) -> bool:
     """Whether `value` reads as an example of an answer: an object with members, of plain
     values (strings, numbers, booleans, null, arrays and objects of them, `_NESTED` deep at
-    most), and none of a schema's keywords (a schema is no example of its instances)."""
-    return bool(value) and _plain(value, _NESTED) and not _SCHEMA_WORDS.intersection(value)
+    most), and no schema's structure (`_schema_like`: a schema is no example of its
+    instances). A key alone that schemas use too is no schema: Open WebUI-like prompts
+    show `{ "items": [...] }`, and the simulator answered one with prose (found in review)."""
+    return bool(value) and _plain(value, _NESTED) and not _schema_like(value)
+
+
+def _schema_like(value: dict[str, Any]) -> bool:
+    """Whether an object holds a schema's structure: a JSON type's name (or a list of them)
+    for `"type"`, schemas under `"properties"`, `"items"`, `anyOf`, `oneOf` or `allOf`, or a
+    `$`-keyword (`$schema`, `$ref`, `$defs`)."""
+    kind = value.get("type")
+    kinds = kind if isinstance(kind, list) else [kind]
+    if kinds and all(isinstance(item, str) and item in _TYPES for item in kinds):
+        return True
+    properties = value.get("properties")
+    if isinstance(properties, dict) and _schemas(list(properties.values())):
+        return True
+    if isinstance(value.get("items"), dict) or any(key.startswith("$") for key in value):
+        return True
+    return any(_schemas(value.get(key)) for key in _COMBINED)
+
+
+def _schemas(items: Any) -> bool:
+    return isinstance(items, list) and bool(items) and all(isinstance(i, dict) for i in items)
 
 
 def _plain(value: Any, depth: int) -> bool:

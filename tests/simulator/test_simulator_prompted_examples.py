@@ -95,6 +95,69 @@ def test_an_example_not_asked_for_gets_the_usual_answer(
     assert content.startswith("Here is a solution:")
 
 
+@pytest.mark.parametrize(
+    "content",
+    [
+        'Explain what this JSON response means: {"error": "not_found", "code": 404}',
+        'Format this JSON nicely: {"name": "Alice", "tags": ["a", "b"]}',
+        'Fix this JSON output: {"name": "Alice", "age": 3}',
+        'Parse the JSON output of my script: {"ok": true, "count": 2}',
+    ],
+)
+def test_json_the_user_shows_is_no_example_of_the_answer(
+    start_sim: Callable[..., SimThread], content: str
+) -> None:
+    """ "response" and "output" as nouns, and a sentence asking something be done to the JSON
+    shown (explain, format, fix, parse), ask for no answer in JSON: the simulator answered
+    `{"error": "Its request", "code": 404}`, and "Format this JSON nicely" with its values
+    replaced by words (found in review). The answer is the usual one, not a JSON object."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    answer = ask(sdk, content)
+    assert not answer.lstrip().startswith("{"), answer
+
+
+@pytest.mark.parametrize(
+    "lead",
+    [
+        "Output as JSON:",
+        "Format your answer as JSON, like",
+        "Your response must be a JSON object such as",
+        "Parse the invoice and output JSON:",
+        "### Output:\nJSON format:",
+    ],
+)
+def test_asking_for_the_answer_in_json_is_read_in_its_forms(
+    start_sim: Callable[..., SimThread], lead: str
+) -> None:
+    """The answer asked for in JSON: by "output" as a verb, the answer named as the model's
+    ("your answer", "your response must be"), a template's "JSON format:" heading; the
+    sentence may parse something else first."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    answer = json.loads(ask(sdk, f'{lead} {{"title": "your title"}}'))
+    assert list(answer) == ["title"] and isinstance(answer["title"], str)
+
+
+@pytest.mark.parametrize(
+    "example",
+    [
+        {"items": ["first item", "second item"]},
+        {"properties": ["colour", "size"], "title": "a title"},
+        {"required": ["name"], "type": "person"},
+    ],
+)
+def test_an_example_may_use_a_schemas_key_names(
+    start_sim: Callable[..., SimThread], example: dict[str, Any]
+) -> None:
+    """An object is a schema by its structure (a JSON type's name for "type", schemas under
+    "properties" or "items"), not by a key schemas use too: `Respond in JSON format:
+    { "items": [...] }` got prose, "items" taken for a schema's keyword (found in review)."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    answer = json.loads(ask(sdk, f"Respond in JSON format: {json.dumps(example)}"))
+    assert list(answer) == list(example)
+    listed = next(key for key in example if isinstance(example[key], list))
+    assert 2 <= len(answer[listed]) <= 3 and all(isinstance(i, str) for i in answer[listed])
+
+
 def test_only_an_example_the_ask_leads_into_is_the_answers() -> None:
     """A tool's example and one in a prompt framing its answer in text (ReAct, DSPy) are
     passed over; an object holding a schema's keywords is no example; a schema asked for
