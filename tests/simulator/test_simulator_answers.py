@@ -7,8 +7,10 @@ import json
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import httpx
+import openai
 import pytest
 
 from router.simulator import SimThread, faults, tokens
@@ -103,6 +105,27 @@ def test_partial_quality_is_seeded(start_sim: Callable[..., SimThread]) -> None:
         runs.append([answer(sim, CASES[0].prompt) == CASES[0].reference for _ in range(20)])
     assert runs[0] == runs[1]
     assert 0 < sum(runs[0]) < 20
+
+
+def test_a_long_prompts_keywords_are_read_at_its_ends(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """The code and arithmetic rules read a long prompt's first 1,500 and last 500
+    characters, as the classifier reads a request: searched whole, an 8 MB prompt took
+    10-16 s (found in review). A keyword in the middle of a long text is not read; at
+    either end it is."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    filler = "The meeting notes go on about the budget and the schedule. " * 200
+
+    def ask(content: str) -> str:
+        messages: list[Any] = [{"role": "user", "content": content}]
+        reply = sdk.chat.completions.create(model=MODEL, messages=messages)
+        return reply.choices[0].message.content or ""
+
+    middle = ask(f"{filler}Also a python script. {filler}")
+    assert "```" not in middle and "boxed" not in middle
+    assert ask(f"{filler}{filler}Now write a python script.").startswith("Here is a solution")
+    assert "\\boxed{5}" in ask(f"What is 2 + 3? {filler}{filler}")
 
 
 def test_shipped_suites_load_when_evals_is_present() -> None:
