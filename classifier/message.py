@@ -48,6 +48,21 @@ def system_prompt(messages: Sequence[Any]) -> str | None:
     return one_text(first)
 
 
+def system_opening(messages: Sequence[Any]) -> str | None:
+    """The first text of a request's system prompt: its first message's content when that
+    is a system message, a string or its first part's text; None otherwise. What an agent's
+    reader looks for its identity at the start of when the prompt may come in several parts
+    (opencode's in two, OpenHands' with the repository's context, Claude Code's blocks kept
+    apart through a gateway), where `system_prompt` reads only one text."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") != "system":
+        return None
+    content = first.get("content")
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        content = content[0].get("text")
+    return content if isinstance(content, str) else None
+
+
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
     """`read`, its last answer kept for the very text it was given (by identity: a string
     never changes, and the one kept is held, so its id is never another's). A framework's

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.harness import has_words
-from classifier.message import one_text
+from classifier.message import one_text, system_opening
 
 # `SessionPrompt`'s title call: `{role: "user", content: "Generate a title for this
 # conversation:\n"}`, then the history up to the first ask
@@ -82,14 +82,9 @@ def _first_of_parts(message: object) -> str | None:
 def _system_opens(messages: Sequence[Any], opening: str | tuple[str, ...]) -> bool:
     """Whether the request's first message is a system prompt that opens with `opening`
     (one of them), in any case (a string, or its first text part: opencode may send it in
-    two)."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") != "system":
-        return False
-    content = first.get("content")
-    if isinstance(content, list) and content and isinstance(content[0], dict):
-        content = content[0].get("text")
+    two; `system_opening`)."""
+    content = system_opening(messages)
     openings = (opening,) if isinstance(opening, str) else opening
-    return isinstance(content, str) and content[:64].lower().startswith(
+    return content is not None and content[:64].lower().startswith(
         tuple(o.lower() for o in openings)
     )

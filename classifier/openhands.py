@@ -49,7 +49,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, system_opening
 
 # `generate_title_with_llm`: how its system prompt opens, and its user text around the ask
 TITLE_SYSTEM = (
@@ -141,14 +141,9 @@ def is_summary(messages: Sequence[Any], index: int) -> bool:
 def framed(messages: Sequence[Any]) -> bool:
     """Whether `messages` are an OpenHands agent's: the first is a system message whose
     first text names it (`AGENT_IDENTITY`) near its start. The first text part, not one
-    text: 1.58.2 sends the repository's context as a second part."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") != "system":
-        return False
-    content = first.get("content")
-    if isinstance(content, list) and content and isinstance(content[0], dict):
-        content = content[0].get("text")
-    return isinstance(content, str) and AGENT_IDENTITY in content[:IDENTITY_WITHIN]
+    text (`system_opening`): 1.58.2 sends the repository's context as a second part."""
+    content = system_opening(messages)
+    return content is not None and AGENT_IDENTITY in content[:IDENTITY_WITHIN]
 
 
 def _condensers(messages: Sequence[Any], index: int) -> bool:
