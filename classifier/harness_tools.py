@@ -83,11 +83,11 @@ HARNESS_TOOLS = frozenset(
 # research, scheduling) may give tools of its own: everyday words for what any app does
 # (read, write, edit; tasks (`task`), agents, messages, teams, schedules, the web, files, images, a
 # question to the user; a skill, monitor, workflow, artifact; a shell by its common word).
-# They count toward `HARNESS_SEEN` only beside an agent's name that is none of them
-# (`classifier.toolset`): a notes app's Read, Write and Edit made "Summarise the main causes
-# of World War I." coding 0.93 by `agent_session`, served locally (writing 0.56 with
-# read_note, write_note, edit_note), and so did a research app's SearchWeb, FetchURL and
-# ReadFile (found in review).
+# They count toward `HARNESS_SEEN` only beside an agent's name that is none of them, or
+# its identity (`AGENT_IDENTITIES`; `classifier.toolset`): a notes app's Read, Write and
+# Edit made "Summarise the main causes of World War I." coding 0.93 by `agent_session`,
+# served locally (writing 0.56 with read_note, write_note, edit_note), and so did a
+# research app's SearchWeb, FetchURL and ReadFile (found in review).
 # The rest name a coding agent's own machinery: a shell by name or jargon (Bash,
 # PowerShell, shell_command, write_stdin), code search (Glob, Grep, LS, codebase_search),
 # source edits (MultiEdit, StrReplaceFile, apply_patch, file_editor), notebooks, LSP, plan
@@ -107,6 +107,21 @@ _PLAIN = (
     "Shell ReadFile ReadMediaFile WriteFile SearchWeb FetchURL"
 )
 PLAIN_NAMES = frozenset(_PLAIN.split())
+# How a coding agent's system prompt opens, its identity: beside it, plain names count too
+# (`classifier.toolset.tool_names`). A Claude Code custom subagent may be given only plain
+# ones (`tools: Read, Write, Edit`, or Read, WebSearch and WebFetch): without this, "explain
+# what sync_dir does in utils.py" was reasoning 0.73, on the cloud, where it was coding 0.90
+# (found in review). Claude Code's main agent's, its subagents', its Agent SDK's
+# (tests/agent_shapes/claude_code.py, tests/fixtures/claude-code-*); Kimi CLI's too, whose
+# subagents offer a few of its tools (`classifier.kimi.IDENTITY`, read beside these by
+# `classifier.toolset`). Not opencode's or
+# Codex's: opencode's read, write and edit are no agent's names here, and Codex always offers
+# update_plan.
+AGENT_IDENTITIES = (
+    "You are Claude Code, Anthropic's official CLI for Claude",
+    "You are an agent for Claude Code, Anthropic's official CLI for Claude",
+    "You are a Claude agent, built on Anthropic's Claude Agent SDK",
+)
 # A general-purpose agent harness's built-in tools, not a coding agent's: LangChain's
 # deepagents (pypi `deepagents` 0.7.32, `create_deep_agent`; middleware/filesystem.py
 # `_FS_TOOL_ORDER`, its sub-agents' `task`, `write_todos`), for research and writing as much

@@ -40,7 +40,10 @@ HOW = """\
    (`PLAIN_NAMES`: Read, Write, Edit, Task, Workflow, TaskCreate, WebSearch, Codex's
    `shell`, Kimi CLI's ReadFile...) count only beside a name of a coding agent's own
    machinery (Bash, Glob, TodoWrite, apply_patch, StrReplaceFile...): a notes app's Read,
-   Write and Edit made "Summarise the main causes of World War I." coding 0.93. When the
+   Write and Edit made "Summarise the main causes of World War I." coding 0.93. They count
+   alone when the system prompt opens with a coding agent's identity (Claude Code's, its
+   subagents' and its Agent SDK's, Kimi CLI's): a Claude Code subagent given only Read,
+   Write and Edit read "explain what sync_dir does in utils.py" as reasoning 0.73. When the
    model reads it as math, reasoning, prose or writing and those four together stay below
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays

@@ -28,7 +28,7 @@ from classifier.asks import (
     user_messages,
 )
 from classifier.tool_choice import forced, legacy_tools
-from classifier.toolset import tool_names
+from classifier.toolset import agent_identified, tool_names
 
 SYSTEM_CHARS = 300
 
@@ -119,7 +119,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
-    names, harness_tools = tool_names(tools)
+    names, harness_tools = tool_names(tools, bool(tools) and agent_identified(messages))
     return RequestView(
         latest=latest,
         first=first,

@@ -13,13 +13,16 @@ from collections.abc import Iterator
 from itertools import islice
 from typing import Any
 
+from classifier import kimi
 from classifier.harness_tools import (
+    AGENT_IDENTITIES,
     GENERAL_HARNESS_SIGN,
     GENERAL_HARNESS_TOOLS,
     HARNESS_SEEN,
     HARNESS_TOOLS,
     PLAIN_NAMES,
 )
+from classifier.message import system_opening
 
 TOOL_CHARS = 600
 SCAN_TOOLS = 16
@@ -31,17 +34,19 @@ SCAN_TOOLS_READ = 64
 _NONE: frozenset[str] = frozenset()
 # The coding agents' built-in tools that a general harness does not offer as its own
 _CODING_ONLY = HARNESS_TOOLS - GENERAL_HARNESS_TOOLS
+_IDENTITIES = (*AGENT_IDENTITIES, kimi.IDENTITY)
 
 
-def tool_names(tools: list[Any]) -> tuple[str, bool]:
+def tool_names(tools: list[Any], identified: bool = False) -> tuple[str, bool]:
     """The names of the offered tools a request can name, space-separated, to `TOOL_CHARS`:
     what it must name to ask for them (`rules.asks_for_tools`). Not their descriptions: an
     agent's tools are described in everyday words (Claude Code's Bash "executes a given bash
     command", Codex's update_plan "a list of plan items"), and two of them shared with an ask
     made "Make the export command write a CSV file" tool_calling (found in review). Nor an
     agent's built-in tools (`HARNESS_TOOLS`), when at least `HARNESS_SEEN` of them among the
-    tools read, not all of them names any app may give its own (`PLAIN_NAMES`), say the
-    tools are an agent's harness, nor a general harness's
+    tools read, not all of them names any app may give its own (`PLAIN_NAMES`) unless the
+    request is `identified` as a coding agent's (`agent_identified`), say the tools are an
+    agent's harness, nor a general harness's
     (`GENERAL_HARNESS_TOOLS`, when all of `GENERAL_HARNESS_SIGN` are read), which count
     for no coding agent's. The tools read are `scanned_tools`', with the names it looked up
     (`_scanned`): each is looked up once. Also whether they are a coding agent's harness."""
@@ -49,13 +54,23 @@ def tool_names(tools: list[Any]) -> tuple[str, bool]:
     general = GENERAL_HARNESS_SIGN.issubset(names)
     own = _CODING_ONLY if general else HARNESS_TOOLS
     counted = [name for name in names if name in own]
-    agent = len(counted) >= HARNESS_SEEN and not PLAIN_NAMES.issuperset(counted)
+    agent = len(counted) >= HARNESS_SEEN and (identified or not PLAIN_NAMES.issuperset(counted))
     built_in = HARNESS_TOOLS if agent else _NONE
     if general:
         built_in = built_in | GENERAL_HARNESS_TOOLS
     if built_in:
         names = [name for name in names if name not in built_in]
     return " ".join(name[:200] for name in names)[:TOOL_CHARS], agent
+
+
+def agent_identified(messages: list[Any]) -> bool:
+    """Whether the request's system prompt opens with a coding agent's identity
+    (`AGENT_IDENTITIES`, Kimi CLI's): its first text (`system_opening`), of which no more is
+    read than the identities' length (`startswith`). Beside it, an agent's plain tool names
+    are its harness: a Claude Code subagent may be given only Read, Write and Edit (found in
+    review)."""
+    text = system_opening(messages)
+    return text is not None and text.startswith(_IDENTITIES)
 
 
 def scanned_tools(tools: list[Any]) -> Iterator[Any]:
