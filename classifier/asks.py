@@ -17,7 +17,8 @@ reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own 
 (`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
 OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), and of
 Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the
-chat's own ask inside its template (`classifier.open_webui`), which is no agent's. Agent
+chat's own asks inside its template, its history's first and latest user turns
+(`classifier.open_webui`), which is no agent's. Agent
 frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
 their own messages passed over (`classifier.frameworks`), none making the request an agent's
 session (`classifier.request.RequestView.harness_cut`). The history the OpenAI Agents SDK
@@ -155,7 +156,8 @@ def user_messages(messages: list[Any], instructors: bool) -> Asks:
     loop, so only each message's role is read on the way (`islice`: no copy of the list),
     and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
     history a framework hands an agent opening the messages holds the first, and the latest
-    when no user message asks after it (`classifier.frameworks.handed_asks`). `instructors`:
+    when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
+    task's template holds the chat's (`classifier.open_webui.task_asks`). `instructors`:
     the request is instructor's (`classifier.instructor.framed`), whose retries are passed
     over."""
     latest: object = None
@@ -178,6 +180,8 @@ def user_messages(messages: list[Any], instructors: bool) -> Asks:
         elif after_tool is None:
             after_tool = role_of(message) in ("tool", "function")
     first, passed_over = _first(messages, latest, aiders, instructors)
+    if latest is not None and (task := open_webui.task_asks(messages)) is not None:
+        first, latest = task.first, task.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
     return Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
@@ -187,10 +191,13 @@ def first_ask(messages: list[Any]) -> object:
     """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
+    or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
     or None: the message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`)."""
     if (handed := frameworks.handed_asks(messages)) is not None:
         return handed.first
+    if (task := open_webui.task_asks(messages)) is not None:
+        return task.first
     return _first(messages, None, aider.is_aiders(messages), False)[0]
 
 

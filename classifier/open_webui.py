@@ -12,9 +12,18 @@ prose and on the cloud, query generation coding for a math chat, and the emoji o
 reply reasoning, the code sent to the cloud: 50 of 105 rows of a live review were
 instruction no user asked for.
 
-So the chat's ask inside is read (`task_ask`), as crush's title call's is
-(`classifier.crush`): of a task over the history, the latest "USER:" turn in it; of an
-autocompletion, the user's text being typed; of an emoji, the text it reacts to. Only the
+So the chat's asks inside are read (`task_asks`), as crush's title call's is
+(`classifier.crush`): of a task over the history, its first "USER:" turn as the first ask and
+its latest as the latest (`history_asks`), as the chat's own turn is read: read by its latest
+turn alone, a coding chat's "Why does it need the replace call?" made its follow-ups
+reasoning, the code sent to the cloud (found in review); of an autocompletion, the user's
+text being typed; of an emoji, the text it reacts to. The history is read turn by turn from
+its start, as Open WebUI writes it: a "USER: " line after an assistant's turn, an
+"ASSISTANT: " line after a user's, neither inside a fenced code block, and a title's or
+tags' history as one exchange. Read by its last "USER:" line, a reply showing a transcript
+("USER: What is the integral...") made a coding chat's tasks math, and a few-shot prompt's
+line was recorded as the user's words (found in review). Still ambiguous: a follow-ups,
+queries or image task's history whose reply shows "USER: " lines outside a code block. Only the
 default templates are known (this version's and 0.5-0.6's wordings), and only as the
 request's one user message, after system messages alone, its structure whole: a user who
 types "### Task:" in a chat, or sends a template with words of their own after it, is
@@ -25,9 +34,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from classifier.message import one_text
+from classifier.message import one_text, per_text
 
 TASK = "### Task:\n"
 # Each task's sentence after `TASK`, as far as it is fixed: 0.12.4's, then 0.5-0.6's
@@ -67,37 +76,86 @@ EMOJI_OPENING = (
     " diverse emojis (e.g., 😊, 😢, 😡, 😱).\n\nMessage: ```"
 )
 EMOJI_END = "```"
-# How far back from the history's end the latest user turn is looked for: past it (a long
-# reply after it), the history is read whole, clipped as any ask (`classifier.clip`)
+# How much of the history's start and of its end is read for its turns (`history_asks`)
 TURN_WITHIN = 65536
-_USER = "USER: "
-_NEXT_ROLE = re.compile(r"\n(?:ASSISTANT|SYSTEM|TOOL|DEVELOPER): ")
+_USER, _ASSISTANT = "USER", "ASSISTANT"
+_NEXT = {_USER: f"\n{_ASSISTANT}: ", _ASSISTANT: f"\n{_USER}: "}  # the marker after a turn
+_OPENING = re.compile(r"(?:^|\n)(USER|ASSISTANT): ")
+_FENCE = "```"
+# Titles and tags are asked for on a chat's first exchange alone (0.12.4's chat page sends
+# `title_generation` and `tags_generation` when the chat's messages are two, and a title's
+# template holds two at most, `{{MESSAGES:END:2}}`): their history is a user's turn and an
+# assistant's, the reply whole to the end, however many "USER: " lines it shows
+FIRST_TURNS = 2
+
+
+class TaskAsks(NamedTuple):
+    """The first and the latest ask of a task request, each a user message of its text: the
+    same object when they are one text (`classifier.asks.user_messages` reads them as a
+    chat's)."""
+
+    first: dict[str, Any]
+    latest: dict[str, Any]
 
 
 def task_ask(message: object, messages: Sequence[Any]) -> object:
-    """The chat's ask inside Open WebUI's task text when `message` is a task request's
-    (the last message, after system messages alone, one text in one of its templates);
-    else the content as sent (the very object)."""
+    """The chat's latest ask inside Open WebUI's task text when `message` is a task request's
+    (the last message, after system messages alone, one text in one of its templates): what
+    the ledger keeps as the prompt; else the content as sent (the very object)."""
     sent = message.get("content") if isinstance(message, dict) else None
+    read = _task_text(message, messages)
+    return read[1] if read is not None else sent
+
+
+def task_asks(messages: Sequence[Any]) -> TaskAsks | None:
+    """The chat's first and latest ask when `messages` are a task request (`task_ask`), as
+    user messages; None for any other request."""
+    message = messages[-1] if messages else None
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return None
+    read = _task_text(message, messages)
+    if read is None:
+        return None
+    latest = {"role": "user", "content": read[1]}
+    first = latest if read[0] == read[1] else {"role": "user", "content": read[0]}
+    return TaskAsks(first, latest)
+
+
+def _task_text(message: object, messages: Sequence[Any]) -> tuple[str, str] | None:
+    """`_read_task` of `message`'s text when it is the last of `messages`, after system
+    messages alone; else None."""
     if not messages or messages[-1] is not message or not _alone(messages):
-        return sent
+        return None
     text = one_text(message)
-    if text is None:
-        return sent
+    return _read_task(text) if text is not None else None
+
+
+@per_text
+def _read_task(text: str) -> tuple[str, str] | None:
+    """The first and the latest ask in a task text of a known template; None for any other
+    text. Read once for a request (`classifier.message.per_text`: the classifier, the
+    conversation key and the ledger each ask)."""
     if text.startswith(EMOJI_OPENING):
-        return _emoji_text(text, sent)
+        return _both(_emoji_text(text))
     if not text.startswith(TASK):
-        return sent
+        return None
     if text.startswith(AUTOCOMPLETE_SENTENCE, len(TASK)):
-        return _typed_text(text, sent)
+        return _both(_typed_text(text))
     if not any(text.startswith(sentence, len(TASK)) for sentence in TASK_SENTENCES):
-        return sent
+        return None
     start = text.find(HISTORY_OPENING, 0, OPENING_WITHIN)
     end = text.rfind(HISTORY_END, max(0, len(text) - END_WITHIN))
     rest = text[end + len(HISTORY_END) :]
     if start < 0 or end < start or rest.strip():
-        return sent
-    return latest_turn(text[start + len(HISTORY_OPENING) : end]) or sent
+        return None
+    turns = FIRST_TURNS if text.startswith(TASK_SENTENCES[:3], len(TASK)) else None
+    first, latest = history_asks(text[start + len(HISTORY_OPENING) : end], turns)
+    return (first, latest) if latest else None
+
+
+def _both(ask: str | None) -> tuple[str, str] | None:
+    """One ask as the first and the latest; None for none."""
+    return (ask, ask) if ask else None
 
 
 def _alone(messages: Sequence[Any]) -> bool:
@@ -108,38 +166,79 @@ def _alone(messages: Sequence[Any]) -> bool:
     )
 
 
-def _emoji_text(text: str, sent: object) -> object:
-    """The text the emoji task reacts to, between its "```" marks; `sent` if it does not
+def _emoji_text(text: str) -> str | None:
+    """The text the emoji task reacts to, between its "```" marks; None if it does not
     end with them."""
     if len(text) < len(EMOJI_OPENING) + len(EMOJI_END) or not text.endswith(EMOJI_END):
-        return sent
-    return text[len(EMOJI_OPENING) : -len(EMOJI_END)] or sent
+        return None
+    return text[len(EMOJI_OPENING) : -len(EMOJI_END)]
 
 
-def _typed_text(text: str, sent: object) -> object:
+def _typed_text(text: str) -> str | None:
     """The text being typed in an autocompletion task, between the history's end, its
-    `<type>` and "</text>  \\n#### Output:"; `sent` if its structure is not whole."""
+    `<type>` and "</text>  \\n#### Output:"; None if its structure is not whole."""
     tail = max(0, len(text) - END_WITHIN)
     closing = _AUTOCOMPLETE_END.search(text, tail)
     if closing is None or text.find(CONTEXT_OPENING, 0, OPENING_WITHIN) < 0:
-        return sent
+        return None
     end = text.rfind(HISTORY_END, 0, closing.start())
     typed = _TYPE.match(text, end + len(HISTORY_END)) if end >= 0 else None
     if typed is None:
-        return sent
-    return text[typed.end() : closing.start()] or sent
+        return None
+    return text[typed.end() : closing.start()]
 
 
-def latest_turn(history: str) -> str:
-    """The latest user turn of a history of "ROLE: content" lines (Open WebUI's
-    `get_messages_content`), up to the next role's line; the history as it is when no user
-    turn opens a line within `TURN_WITHIN` of its end ("" for none at all)."""
-    found = history.rfind("\n" + _USER, max(0, len(history) - TURN_WITHIN))
-    if found >= 0:
-        start = found + 1
-    elif history.startswith(_USER) and len(history) <= TURN_WITHIN:
-        start = 0
+def history_asks(history: str, turns: int | None = None) -> tuple[str, str]:
+    """The first and the latest user turn of a history of "ROLE: content" lines (Open
+    WebUI's `get_messages_content`), read turn by turn (`_user_turns`). Bounded: of a
+    history longer than `TURN_WITHIN`, the first ask is read in its first `TURN_WITHIN`
+    characters and the latest in its last, from the first turn's line there (which may be a
+    line of a reply's that looks like one: where a turn starts is not known there); with no
+    user turn there (a reply longer than that after the latest), the head's last user turn
+    is the latest. With no user turn at all, the history is read whole as both (clipped as
+    any ask, `classifier.clip`), "" for white space alone. `turns`: how many messages the
+    history holds at most (a title's or tags' two), the last running to its end."""
+    if len(history) <= TURN_WITHIN:
+        head = tail = _user_turns(history, 0, len(history), turns)
     else:
-        return history if not history.isspace() else ""
-    turn_end = _NEXT_ROLE.search(history, start, start + TURN_WITHIN)
-    return history[start + len(_USER) : turn_end.start() if turn_end else len(history)]
+        head = _user_turns(history, 0, TURN_WITHIN, turns)
+        tail = head if turns else None
+        tail = tail or _user_turns(history, len(history) - TURN_WITHIN, len(history)) or head
+    if tail is None:
+        whole = "" if history.isspace() else history
+        return whole, whole
+    return (head or tail)[0], tail[1]
+
+
+def _user_turns(
+    history: str, start: int, end: int, turns: int | None = None
+) -> tuple[str, str] | None:
+    """The first and the last user turn of `history[start:end]`, read in order from its
+    first turn's line: a turn runs to the next role's line, "ASSISTANT: " after a user's
+    turn and "USER: " after an assistant's (as Open WebUI writes them, alternating), and a
+    line inside a fenced code block (after an odd number of "```" in the turn) is the
+    turn's own; a turn cut by `end` runs to it, and the `turns`th to `end`. None when no
+    user turn is there."""
+    opening = _OPENING.search(history, max(0, start - 1), end)
+    if opening is None:
+        return None
+    role, turn = opening.group(1), opening.end()
+    first: str | None = None
+    last = ""
+    left = turns or end  # bounded: each turn starts past the last one, within `end`
+    while True:
+        marker = _NEXT[role]
+        left -= 1
+        cut, counted, fences = (history.find(marker, turn, end) if left else -1), turn, 0
+        while cut >= 0:
+            fences += history.count(_FENCE, counted, cut)
+            if fences % 2 == 0:
+                break
+            counted = cut
+            cut = history.find(marker, cut + 1, end)
+        if role == _USER:
+            last = history[turn : cut if cut >= 0 else end]
+            first = last if first is None else first
+        if cut < 0:
+            return (first, last) if first is not None else None
+        role, turn = (_ASSISTANT if role == _USER else _USER), cut + len(marker)

@@ -262,12 +262,17 @@ HOW = """\
    marked as Haystack's.
    Of Open WebUI's background tasks (`classifier/open_webui.py`: its default templates, one
    user message after system messages alone, "### Task:" and a task's sentence, the chat in
-   `<chat_history>` as "USER: ..." and "ASSISTANT: ..." lines), the chat's own ask is read:
-   of a title, tags, follow-ups, search queries or an image prompt the latest "USER:" turn,
-   of an autocompletion the text being typed, of an emoji the text it reacts to. Read whole,
-   every title was instruction (its "Your entire response must consist solely of the JSON
-   object") and a coding reply's emoji reasoning, on the cloud. A template with words after
-   its end, or sent later in a chat, is read as written; Open WebUI is no coding agent.
+   `<chat_history>` as "USER: ..." and "ASSISTANT: ..." lines), the chat's own asks are
+   read, as its turn is: of a title, tags, follow-ups, search queries or an image prompt the
+   history's first "USER:" turn as the first ask and its latest as the latest (read by the
+   latest alone, a coding chat's later follow-ups were reasoning), its turns read in order
+   from its start (a "USER: " line after an assistant's turn, "ASSISTANT: " after a user's,
+   neither inside a fenced code block; a title's and tags' history one exchange, their
+   reply whole); of an autocompletion the text being typed, of an emoji the text it reacts
+   to. Read whole, every title was instruction (its "Your entire response must consist
+   solely of the JSON object") and a coding reply's emoji reasoning, on the cloud. A
+   template with words after its end, or sent later in a chat, is read as written; Open
+   WebUI is no coding agent.
    Of an OpenAI Agents SDK agent's call after a nested handoff (`classifier/openai_agents.py`,
    `nest_handoff_history`: the conversation so far as one assistant message, "For context,
    here is the conversation so far between the user and the previous agent:" and a numbered

@@ -15,7 +15,7 @@ import pytest
 
 from classifier import classify
 from classifier.asks import first_ask
-from classifier.open_webui import TURN_WITHIN
+from classifier.open_webui import TURN_WITHIN, task_ask
 from classifier.request import view
 from tests.open_webui_tasks import HISTORY_TASKS, TEMPLATES, task_body, task_text
 
@@ -53,9 +53,11 @@ def test_a_title_is_what_its_chat_is(ask: str, label: str) -> None:
 
 
 def test_follow_ups_read_the_latest_ask_of_the_history() -> None:
+    """Its first ask is the history's first: the chat's last five messages no longer hold
+    its opening."""
     body = task_body("follow_ups", chat(POEM, "Now make it rhyme.", CODE))
-    assert view(body).latest == CODE
-    assert first_ask(body["messages"]) is body["messages"][0]
+    assert (view(body).first, view(body).latest) == ("Now make it rhyme.", CODE)
+    assert first_ask(body["messages"]) == {"role": "user", "content": "Now make it rhyme."}
 
 
 def test_a_multi_line_ask_is_read_to_the_reply() -> None:
@@ -88,11 +90,53 @@ def test_an_emoji_reads_the_text_it_reacts_to() -> None:
 
 
 def test_a_long_history_is_read_bounded() -> None:
-    """A reply longer than `TURN_WITHIN` after the ask: the history is read, clipped."""
-    body = task_body("title", [("user", CODE), ("assistant", "x = 1\n" * TURN_WITHIN)])
-    latest = view(body).latest
-    assert latest.startswith(f"USER: {CODE}")
-    assert len(latest) < 2100
+    """A reply longer than `TURN_WITHIN` after the ask: the ask is read, found in the head."""
+    body = task_body("follow_ups", [("user", CODE), ("assistant", "x = 1\n" * TURN_WITHIN)])
+    assert view(body).latest == CODE
+
+
+def test_a_later_turns_task_is_read_with_the_chats_first_ask() -> None:
+    """As the chat's own turn is read: its latest ask alone, a coding chat's follow-ups were
+    reasoning, the code sent to the cloud (found in review)."""
+    why = "Why does it need the replace call?"
+    history = [("user", CODE), ("assistant", REPLY), ("user", why), ("assistant", "Before 3.11.")]
+    body = task_body("follow_ups", history)
+    shown = view(body)
+    assert (shown.first, shown.latest) == (CODE, why)
+    assert first_ask(body["messages"]) == {"role": "user", "content": CODE}
+    turn = {"messages": [{"role": r, "content": c} for r, c in history[:-1]]}
+    assert classify(body).label == classify(turn).label == "coding"
+
+
+TRANSCRIPT = "Sample transcript:\nUSER: What is the integral of x^2 from 0 to 3?\nASSISTANT: 9"
+SHOWN = f"```python\nwhile True:\n    q = input('> ')\n```\n\n{TRANSCRIPT}"
+CHATBOT = "Write a Python CLI chatbot loop that keeps a transcript of the session."
+
+
+@pytest.mark.parametrize("task", ["title", "tags"])
+def test_a_user_line_in_a_first_reply_is_the_replys(task: str) -> None:
+    """Titles and tags come of a chat's first exchange: a "USER:" line the reply shows is
+    its own (it made a coding chat's title math, found in review)."""
+    body = task_body(task, [("user", CHATBOT), ("assistant", SHOWN)])
+    assert view(body).latest == CHATBOT
+    assert classify(body).label == "coding"
+
+
+@pytest.mark.parametrize("task", HISTORY_TASKS)
+def test_a_user_line_in_a_fenced_block_is_the_replys(task: str) -> None:
+    """A few-shot prompt in a code block: its "USER:" lines were read as the user's ask, and
+    the ledger would keep an assistant's line as the user's words."""
+    shot = "```\nUSER: The battery died after two days.\nASSISTANT: negative\n```"
+    ask = "Write a few-shot prompt that labels product reviews as positive or negative."
+    body = task_body(task, [("user", ask), ("assistant", f"Here it is:\n{shot}")])
+    assert task_ask(body["messages"][0], body["messages"]) == ask
+
+
+def test_an_assistant_line_in_a_users_fence_is_the_users() -> None:
+    """The user pastes a transcript in a code block: the ask runs past its "ASSISTANT:"."""
+    ask = "Summarise this log:\n```\nUSER: hi\nASSISTANT: hello\n```\nIn one line."
+    body = task_body("follow_ups", [("user", ask), ("assistant", "A greeting.")])
+    assert view(body).latest == ask
 
 
 @pytest.mark.parametrize(

@@ -18,6 +18,7 @@ import pytest
 
 from router.ledger import Ledger
 from tests.harness import Collect, RunningRouter, config_for, router, simulator
+from tests.open_webui_tasks import task_body
 from tests.resilience.conftest import FAST, until
 
 MATH = "What is the integral of x^2 from 0 to 3? Show each step."  # the cloud first
@@ -120,6 +121,35 @@ def test_two_chats_with_one_first_question_are_two_conversations(proxy: Proxy) -
     assert one == turn == titled  # the chat's turns and its title
     assert other != one
     assert ONE not in str(Ledger(proxy.ledger).sql("select * from records"))  # hashed, never raw
+
+
+def test_a_later_follow_ups_task_is_its_chats_without_the_chat_id(proxy: Proxy) -> None:
+    """Without the chat id, a conversation is keyed by its first ask: a follow-ups task read
+    by its history's first "USER:" turn, which is the chat's opening on its second turn
+    (`classifier.open_webui`), is the chat's conversation, and its pin holds; keyed by the
+    latest turn, it was one of its own (found in review)."""
+    client = proxy.client
+    first = client.chat.completions.with_raw_response.create(
+        model="auto", max_tokens=20, messages=chat_of(MATH)
+    )
+    assert first.headers["x-smf-backend"] == "cloud"
+    later = client.chat.completions.with_raw_response.create(
+        model="auto", max_tokens=20, messages=chat_of(MATH, CODE)
+    )
+    assert later.headers["x-smf-backend"] == "cloud"  # the math chat's pin
+    body = task_body(
+        "follow_ups", [("user", MATH), ("assistant", "9."), ("user", CODE), ("assistant", "9.")]
+    )
+    task = client.chat.completions.with_raw_response.create(**body)
+    task.parse()
+    assert task.headers["x-smf-backend"] == "cloud"
+    until(lambda: len(rows(proxy)) >= 3, what="the ledger holds every request")
+    ids = (
+        first.headers["x-request-id"],
+        later.headers["x-request-id"],
+        task.headers["x-request-id"],
+    )
+    assert len(set(proxy.conversations(*ids))) == 1
 
 
 def test_temporary_chats_key_by_their_opening_and_their_tab(proxy: Proxy) -> None:
