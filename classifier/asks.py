@@ -145,7 +145,7 @@ class Asks(NamedTuple):
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
 
 
-def user_messages(messages: list[Any], instructors: bool) -> Asks:
+def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     """The first and the latest user message that asks (`_asks`) and is not one of Aider's
     pairs (`classifier.aider.is_pair`, in its requests only: `is_aiders`; the first user
     message of "I updated the files." and an assistant's prefill asks), scanning a bounded
@@ -157,9 +157,9 @@ def user_messages(messages: list[Any], instructors: bool) -> Asks:
     and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
     history a framework hands an agent opening the messages holds the first, and the latest
     when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
-    task's template holds the chat's (`classifier.open_webui.task_asks`). `instructors`:
-    the request is instructor's (`classifier.instructor.framed`), whose retries are passed
-    over."""
+    task's template holds the chat's (`classifier.open_webui.task_asks`). `framed`: the
+    frameworks whose texts are passed over in their own requests only, read from the body
+    (`classifier.frameworks.framed`: instructor's retries, Strands' nudge)."""
     latest: object = None
     after_tool: bool | None = None
     passed = 0
@@ -169,7 +169,7 @@ def user_messages(messages: list[Any], instructors: bool) -> Asks:
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            own = _fixed(messages, last - back, aiders, instructors)
+            own = _fixed(messages, last - back, aiders, framed)
             if own is None and _asks(message, aiders):
                 latest = message
                 break
@@ -179,7 +179,7 @@ def user_messages(messages: list[Any], instructors: bool) -> Asks:
                 break
         elif after_tool is None:
             after_tool = role_of(message) in ("tool", "function")
-    first, passed_over = _first(messages, latest, aiders, instructors)
+    first, passed_over = _first(messages, latest, aiders, framed)
     if latest is not None and (task := open_webui.task_asks(messages)) is not None:
         first, latest = task.first, task.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
@@ -198,17 +198,17 @@ def first_ask(messages: list[Any]) -> object:
         return handed.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
-    return _first(messages, None, aider.is_aiders(messages), False)[0]
+    return _first(messages, None, aider.is_aiders(messages), frameworks.Framed())[0]
 
 
 def _first(
-    messages: list[Any], latest: object, aiders: bool, instructors: bool
+    messages: list[Any], latest: object, aiders: bool, framed: frameworks.Framed
 ) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
     and whether an agent's text alone or Aider's messages were passed over on the way;
-    `aiders`: the request is Aider's (`classifier.aider.is_aiders`), `instructors`
-    instructor's (`_fixed`). instructor sends its retries after its ask only: for the first
-    ask, without the body, none is passed over."""
+    `aiders`: the request is Aider's (`classifier.aider.is_aiders`), `framed` the frameworks
+    told by its body (`_fixed`). instructor and Strands send their texts after the ask only:
+    for the first ask, without the body, none is passed over."""
     start = aider.examples_end(messages)  # none but in Aider's requests
     harness = start > 0
     for index in range(start, min(len(messages), SCAN_MESSAGES)):
@@ -217,7 +217,7 @@ def _first(
             continue
         if message is latest:
             return message, harness
-        if own := _fixed(messages, index, aiders, instructors):
+        if own := _fixed(messages, index, aiders, framed):
             harness = harness or own == "agent"
         elif _asks(message, aiders):
             return message, harness
@@ -226,15 +226,15 @@ def _first(
     return None, harness
 
 
-def _fixed(messages: list[Any], index: int, aiders: bool, instructors: bool) -> _Own:
+def _fixed(messages: list[Any], index: int, aiders: bool, framed: frameworks.Framed) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
     own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events
     or the summary it wrote,
     Kimi CLI's follow-up to a subagent's reply too brief),
-    an agent framework's (`classifier.frameworks.passed_over`; instructor's retries in its
-    requests, `instructors`), which makes the request no agent's session; None for any
-    other."""
+    an agent framework's (`classifier.frameworks.passed_over`; instructor's retries and
+    Strands' nudge in their own requests, `framed`), which makes the request no agent's
+    session; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
@@ -243,7 +243,7 @@ def _fixed(messages: list[Any], index: int, aiders: bool, instructors: bool) -> 
         return "agent"
     if kimi.passed_over(messages, index):
         return "agent"
-    if frameworks.passed_over(messages, index, instructors):
+    if frameworks.passed_over(messages, index, framed):
         return "framework"
     return None
 

@@ -26,6 +26,8 @@ framework's reader knows its texts and reads only its own requests:
 - the OpenAI Agents SDK: the history it hands an agent after a handoff, one assistant
   message and no user message, read by the user's messages in it (`handed_asks`,
   `classifier.openai_agents`);
+- Strands Agents: its nudge to call its structured-output tool passed over, in its forced
+  request only (`classifier.strands`);
 - Google ADK: its relay of what another agent did and its fillers ("Continue processing
   previous requests as instructed. ...") passed over (`classifier.adk`).
 
@@ -40,8 +42,8 @@ session (`classifier.rules.agent_session`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, NamedTuple
 
 from classifier import (
     adk,
@@ -55,8 +57,22 @@ from classifier import (
     pydantic_ai,
     semantic_kernel,
     smolagents,
+    strands,
     terminal_assistant,
 )
+
+
+class Framed(NamedTuple):
+    """What a request's body says of the frameworks whose texts are passed over in their own
+    requests only, read once for a request (`framed`): their texts elsewhere are a user's."""
+
+    instructor: bool = False  # instructor's (`classifier.instructor.framed`)
+    strands: bool = False  # Strands' forced structured output (`classifier.strands.framed`)
+
+
+def framed(body: Mapping[str, Any], messages: Sequence[Any]) -> Framed:
+    """`Framed` of `body`, its chat `messages`."""
+    return Framed(instructor.framed(body, messages), strands.framed(body))
 
 
 def task_ask(message: object, messages: Sequence[Any]) -> object:
@@ -89,14 +105,14 @@ def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
     return openai_agents.handed_asks(messages)
 
 
-def passed_over(messages: Sequence[Any], index: int, instructors: bool) -> bool:
-    """Whether the user message `messages[index]` is a framework's own, not an ask;
-    `instructors`: the request is instructor's (`classifier.instructor.framed`, read from the
-    body, once)."""
+def passed_over(messages: Sequence[Any], index: int, own: Framed) -> bool:
+    """Whether the user message `messages[index]` is a framework's own, not an ask; `own`:
+    whose request it is, of the frameworks told by the body (`framed`, read once)."""
     return (
         crewai.passed_over(messages, index)
         or pydantic_ai.passed_over(messages, index)
-        or (instructors and instructor.passed_over(messages, index))
+        or (own.instructor and instructor.passed_over(messages, index))
+        or (own.strands and strands.passed_over(messages, index))
         or smolagents.passed_over(messages, index)
         or dspy.passed_over(messages, index)
         or agno.passed_over(messages, index)

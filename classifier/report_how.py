@@ -200,6 +200,13 @@ HOW = """\
    tool choice forcing the one tool offered): pasted into another chat, they are the user's.
    Read, a JSON_SCHEMA math ask's retry was instruction 0.67, an ANTHROPIC_JSON one's coding
    0.83.
+   Strands Agents' nudge when a reply called no structured-output tool
+   (`classifier/strands.py`: "You must format the previous response as structured output.",
+   exactly and whole) is passed over for the ask before it: right after that reply, never as
+   a conversation's first user message, and only in Strands' forced request (its output tool
+   offered alone, described "IMPORTANT: This StructuredOutputTool should only be invoked as
+   the last and final tool ..."). Read, the nudge after "Give me facts about Tokyo." was
+   instruction 0.97 without the tool choice that makes the request tool_calling.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, instructor, openhands, smolagents
+from classifier import dspy, frameworks, openhands, smolagents
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -78,7 +78,7 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    return _view(body, messages, user_messages(messages, instructor.framed(body, messages)))
+    return _view(body, messages, user_messages(messages, frameworks.framed(body, messages)))
 
 
 def view_cut(body: object) -> tuple[RequestView, bool, bool]:
@@ -92,7 +92,7 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
     if not isinstance(body, dict):
         return RequestView(), False, False
     messages = _messages(body)
-    asks = user_messages(messages, instructor.framed(body, messages))
+    asks = user_messages(messages, frameworks.framed(body, messages))
     first = asks.first if asks.first is not asks.latest else None
     latest_cut, first_cut = (
         read_in_part(ask, messages, asks.aiders) for ask in (asks.latest, first)

@@ -1,14 +1,17 @@
 """Agent frameworks' texts the router reads past to the task, through the router: crewAI's
 prompt at a task's last iteration and a task given with files (`classifier.crewai`),
-pydantic-ai's summary of a compacted conversation (`classifier.pydantic_ai`), and the template
-a smolagents managed agent's task comes in (`classifier.smolagents`).
+pydantic-ai's summary of a compacted conversation (`classifier.pydantic_ai`), the template
+a smolagents managed agent's task comes in (`classifier.smolagents`), and Strands' nudge to
+call its structured-output tool (`classifier.strands`).
 
 Read as the ask, each decided the request by the framework's words: crewAI's weather task at
 its `max_iter` was instruction 0.52 (its task tool_calling), its "Compute 17 * 23" with an
 image instruction 0.39 (local; the task math, cloud), a managed agent's plan for "Find the
 current weather in Paris, France" tool_calling 0.30, and pydantic-ai's summary was read as
-the conversation's first ask (found running the frameworks). The bodies are the ones each
-sent (`tests/fixtures/crewai-1.15.30.md`, `smolagents-1.26.0.md`, `pydantic-ai-2.78.0.md`);
+the conversation's first ask, and Strands' nudge was the ask its forced request was read by
+(found running the frameworks). The bodies are the ones each sent
+(`tests/fixtures/crewai-1.15.30.md`, `smolagents-1.26.0.md`, `pydantic-ai-2.78.0.md`,
+`strands-agents-1.62.0.md`);
 real sockets, the official SDK, the simulators as backends.
 """
 
@@ -27,6 +30,7 @@ FIXTURES = Path(__file__).parents[1] / "fixtures"
 WEATHER = "What is the weather in Paris?\nA one-sentence weather report"
 MATH = "Compute 17 * 23\nThe number"
 MANAGED = "Find the current weather in Paris, France"
+TOKYO = "Give me facts about Tokyo."
 # Each captured body, the words read of it, and where they go (intent, backend) by the
 # default routes
 BODIES = {
@@ -39,6 +43,8 @@ BODIES = {
     "smolagents-1.26.0/managed-tool-step.json": (MANAGED, ("tool_calling", "local")),
     "smolagents-1.26.0/managed-code-step.json": (MANAGED, ("coding", "local")),
     "pydantic-ai-2.78.0/summary.json": ("And the second largest?", ("tool_calling", "local")),
+    "strands-agents-1.62.0/openai-forced.json": (TOKYO, ("tool_calling", "local")),
+    "strands-agents-1.62.0/litellm-forced-stream.json": (TOKYO, ("tool_calling", "local")),
 }
 
 
@@ -63,7 +69,7 @@ def test_the_task_is_read_and_served_as_itself(proxy: RunningRouter, name: str) 
 def test_the_frameworks_words_are_in_the_bodies() -> None:
     """What each body holds besides the task: crewAI's prompt ending a run at `max_iter`, its
     list of a task's files, smolagents' template around a managed agent's task, pydantic-ai's
-    summary before the ask."""
+    summary before the ask, Strands' nudge after its reply."""
     force = "Now it's time you MUST give your absolute best final answer."
     for name in ("native-tools-force-final.json", "react-force-final.json"):
         assert captured(f"crewai-1.15.30/{name}")["messages"][-1]["content"].startswith(force)
@@ -80,3 +86,7 @@ def test_the_frameworks_words_are_in_the_bodies() -> None:
         assert "You're a helpful agent named 'weather_agent'." in text
     messages = captured("pydantic-ai-2.78.0/summary.json")["messages"]
     assert messages[1]["content"].startswith("<pyai:conversation_summary>\n")
+    nudge = "You must format the previous response as structured output."
+    for name in ("openai-forced.json", "litellm-forced-stream.json"):
+        last = captured(f"strands-agents-1.62.0/{name}")["messages"][-1]
+        assert last["content"] == [{"text": nudge, "type": "text"}]
