@@ -213,7 +213,7 @@ def _string(name: str, schema: dict[str, Any], user: str) -> str:
     lowered = name.lower()
     text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
     text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
-    text = text or " ".join(user.split()[:6]) or "example"
+    text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
     least, longest = schema.get("minLength"), schema.get("maxLength")
     if isinstance(least, int) and least > len(text):
         text = text.ljust(min(least, _MOST), "x")
