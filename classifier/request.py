@@ -6,18 +6,19 @@ passing over agents' and frameworks' own turns). Every read here is bounded (mes
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Besides the asks' texts, the view keeps what the request's shape says of its reply: a
-smolagents CodeAgent's step asks for code (`RequestView.code_answer`), a DSPy ReAct step
-names a tool (`RequestView.tool_step`); and whether an agent's own text or built-in tools
-were left out, the sign of an agent's session (`RequestView.harness_cut`; an agent
-framework's texts are none). Not every tool is the request's own: an agent offers its
-built-in tools first, and they are read past the bound on tools (`classifier.toolset`).
+smolagents CodeAgent's step or Shell-GPT's shell or code role asks for code
+(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`); and
+whether an agent's own text or built-in tools were left out, the sign of an agent's session
+(`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is the
+request's own: an agent offers its built-in tools first, and they are read past the bound on
+tools (`classifier.toolset`).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, frameworks, openhands, smolagents
+from classifier import dspy, frameworks, openhands, shell_gpt, smolagents
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -57,8 +58,10 @@ class RequestView(NamedTuple):
     # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
     # research and writing run on them as much as code.
     harness_cut: bool = False
-    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`): its reply
-    # must be code, whatever the task (`classifier.rules.rule_intent`).
+    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`) or one of
+    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`):
+    # its reply must be code (or say what a command does), whatever the task
+    # (`classifier.rules.rule_intent`).
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
     tool_step: bool = False
@@ -131,7 +134,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
-        code_answer=smolagents.answers_in_code(messages),
+        code_answer=smolagents.answers_in_code(messages) or shell_gpt.answers_in_code(messages),
         tool_step=dspy.picks_tool(messages),
         condenser=openhands.summary_request(messages),
     )

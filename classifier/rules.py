@@ -30,7 +30,10 @@ from classifier.source_files import named_source_file
 
 FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
-CODE_ANSWER = "a smolagents CodeAgent's step: its reply must be code"
+CODE_ANSWER = (
+    "its reply must be code: a smolagents CodeAgent's step, or Shell-GPT's shell, code or"
+    " describe-shell role"
+)
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
