@@ -13,6 +13,7 @@ import anthropic
 import openai
 import pytest
 
+from tests.echo_zero import echo_nothing_streamed
 from tests.harness import Running, RunningRouter, config_for, router, simulator
 
 HI: Any = [{"role": "user", "content": "hi"}]
@@ -177,16 +178,7 @@ def test_completions_max_tokens_0_with_echo_is_the_prompt_echoed(
     sdk = _sdk(proxy)
     prompt = "The capital of France is"
     if stream:
-        chunks = list(
-            sdk.completions.create(
-                model="local",
-                prompt=prompt,
-                max_tokens=0,
-                echo=True,
-                stream=True,
-                stream_options={"include_usage": True},
-            )
-        )
+        chunks = echo_nothing_streamed(sdk, "local", prompt)
         said = [(c.choices[0].text, c.choices[0].finish_reason) for c in chunks if c.choices]
         usage = chunks[-1].usage
     else:

@@ -15,6 +15,7 @@ import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.echo_zero import echo_nothing_streamed
 
 PROMPT = "The capital of France is"
 
@@ -32,16 +33,7 @@ def test_echo_with_max_tokens_0_is_the_prompt_alone(vllm: SimThread) -> None:
 
 
 def test_echo_with_max_tokens_0_streamed_is_one_chunk_of_the_prompt(vllm: SimThread) -> None:
-    chunks = list(
-        _sdk(vllm).completions.create(
-            model="tiny",
-            prompt=PROMPT,
-            max_tokens=0,
-            echo=True,
-            stream=True,
-            stream_options={"include_usage": True},
-        )
-    )
+    chunks = echo_nothing_streamed(_sdk(vllm), "tiny", PROMPT)
     said = [(chunk.choices[0].text, chunk.choices[0].finish_reason) for chunk in chunks[:-1]]
     assert said == [(PROMPT, "length")]
     assert chunks[-1].choices == [] and chunks[-1].usage is not None
