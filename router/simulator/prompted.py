@@ -165,21 +165,6 @@ def _introduced(lead: str) -> bool:
     )
 
 
-def schema_in(text: str) -> tuple[dict[str, Any], int, int] | None:
-    """The first JSON object schema written whole in `text` (`schemas_in`)."""
-    return next(schemas_in(text), None)
-
-
-def schemas_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
-    """The JSON object schemas written whole in `text`, each with where it starts and ends
-    (`objects_in`)."""
-    if '"properties"' not in text:
-        return
-    for value, start, end in objects_in(text):
-        if _is_schema(value):
-            yield value, start, end
-
-
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     """The JSON objects written whole in `text` (one inside another not read apart), each
     with where it starts and ends; none in a text without `"properties"` or "json".

@@ -32,7 +32,7 @@ import pytest
 from pydantic import BaseModel, Field
 
 from router.simulator import SimThread
-from router.simulator.prompted import asked_json, schema_in
+from router.simulator.prompted import asked_json, objects_in
 
 MODEL = "tiny"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "instructor-1.17.0"
@@ -137,6 +137,12 @@ def test_a_schema_without_an_ask_for_json_gets_the_usual_answer(
         .message.content
     )
     assert content is not None and content.startswith("Here is a solution:")
+
+
+def schema_in(text: str) -> dict[str, Any] | None:
+    """The first object schema the simulator's scan finds whole in `text` (`objects_in`),
+    whether or not a sentence asks for it."""
+    return next((value for value, _, _ in objects_in(text) if "properties" in value), None)
 
 
 def test_the_scan_is_bounded() -> None:
