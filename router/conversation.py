@@ -156,11 +156,12 @@ def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | No
     alike are two conversations, whatever `prompt_cache_key` the model sets."""
     chat = headers.get(OPEN_WEBUI_CHAT)
     chat = chat if isinstance(chat, str) and chat else None
-    tab = chat if chat and chat.startswith(_TEMPORARY_CHATS) else None
-    session = headers.get("x-claude-code-session-id") or (None if tab else chat)
-    # nor, for a temporary chat, the model's fixed `prompt_cache_key`: every tab's temporary
-    # chats would be one conversation (found in review)
-    return session or (None if tab else body.get("prompt_cache_key")) or None, tab
+    claude_code = headers.get("x-claude-code-session-id") or None
+    if chat and chat.startswith(_TEMPORARY_CHATS):
+        # nor the model's fixed `prompt_cache_key`: every tab's temporary chats would be one
+        # conversation (found in review)
+        return claude_code, chat
+    return claude_code or chat or body.get("prompt_cache_key") or None, None
 
 
 def _framework(messages: list[Any]) -> str | None:
