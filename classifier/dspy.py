@@ -51,7 +51,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from classifier.message import one_text, per_text
+from classifier.message import one_text, per_text, system_prompt
 
 # The system prompt (`ChatAdapter.format_field_description`, `format_field_structure`), which
 # every adapter but the two-step one opens with
@@ -131,7 +131,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
 def picks_tool(messages: Sequence[Any]) -> bool:
     """Whether `messages` are a ReAct step's: its outputs the next thought, tool and
     arguments, its instructions ReAct's."""
-    system = _system(messages)
+    system = system_prompt(messages)
     if system is None or not _input_names(messages):
         return False
     outputs = system.find(OUTPUTS, 0, WITHIN)
@@ -142,18 +142,10 @@ def picks_tool(messages: Sequence[Any]) -> bool:
     return objective >= 0 and system.find(AGENT, objective, objective + WITHIN) >= 0
 
 
-def _system(messages: Sequence[Any]) -> str | None:
-    """The system prompt that opens `messages` when it is one text, else None."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return None
-    return one_text(first)
-
-
 def _input_names(messages: Sequence[Any]) -> tuple[str, ...]:
     """The input fields' names in the DSPy system prompt that opens `messages`, in order (the
     first `FIELDS_READ`); none when it opens with no such prompt."""
-    system = _system(messages)
+    system = system_prompt(messages)
     if system is None or not system.startswith(FIELDS):
         return ()
     return _signature_inputs(system)
