@@ -145,8 +145,7 @@ def _read_task(text: str) -> tuple[str, str] | None:
         return None
     start = text.find(HISTORY_OPENING, 0, OPENING_WITHIN)
     end = text.rfind(HISTORY_END, max(0, len(text) - END_WITHIN))
-    rest = text[end + len(HISTORY_END) :]
-    if start < 0 or end < start or rest.strip():
+    if start < 0 or end < start or text[end + len(HISTORY_END) :].strip():
         return None
     turns = FIRST_TURNS if text.startswith(TASK_SENTENCES[:3], len(TASK)) else None
     first, latest = history_asks(text[start + len(HISTORY_OPENING) : end], turns)

@@ -81,6 +81,7 @@ SUMMARY_FIELDS = re.compile(
     re.MULTILINE,
 )
 SUMMARY_WITHIN = 4000
+_SHOWN = re.compile(r"\S")  # where a text's words begin, past its leading space
 
 
 def title_ask(message: object, messages: Sequence[Any]) -> object:
@@ -132,7 +133,9 @@ def is_summary(messages: Sequence[Any], index: int) -> bool:
     text = one_text(messages[index])
     if text is None:
         return False
-    head = text.lstrip()[:SUMMARY_WITHIN]
+    shown = _SHOWN.search(text)  # not `lstrip()`, which copied a 4 MB message whole
+    skip = shown.start() if shown else len(text)
+    head = text[skip : skip + SUMMARY_WITHIN]
     if not head.startswith(SUMMARY_FIRST) or SUMMARY_FIELDS.search(head) is None:
         return False
     return framed(messages)
