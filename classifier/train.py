@@ -245,8 +245,7 @@ def made_weights(
         weights = np.concatenate([real, [mean.get(m.label, 1.0) for m in made]])
     else:
         weights = sample_weights([*rows, *made])
-    if config.augment_weight != 1.0 or config.augment_apart:
-        weights[len(rows) :] *= config.augment_weight
+    weights[len(rows) :] *= config.augment_weight
     out: np.ndarray = weights * (len(weights) / weights.sum())
     return out
 
