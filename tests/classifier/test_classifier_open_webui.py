@@ -167,4 +167,9 @@ def test_a_template_sent_later_in_a_chat_is_read_as_written() -> None:
 
 
 def test_every_template_is_known() -> None:
+    """Every template of the fixture is one the reader knows: each, filled, reads as the
+    chat's words, not as the template."""
     assert set(TEMPLATES) == {*HISTORY_TASKS, "autocomplete", "emoji"}
+    for name in TEMPLATES:
+        (message,) = task_body(name, chat(CODE), typed="Now make it accept dates")["messages"]
+        assert task_ask(message, [message]) in (CODE, "Now make it accept dates"), name

@@ -104,3 +104,7 @@ def test_an_identity_alone_without_tools_is_no_session() -> None:
     """The identity only lets an agent's plain names count: no tools, no session by them."""
     body = chat(f"{SUBAGENT}\n\n{ROLE}", [], "Summarise the main causes of World War I.")
     assert view(body).agent_tools is False
+    # nor does a prompt that only opens like one make an app's plain names count
+    lookalike = SUBAGENT.replace("Claude Code,", "Claude Code Pro,")
+    body = chat(f"{lookalike}\n\n{ROLE}", TOOLSETS["docs"], ASKS[0])
+    assert view(body).agent_tools is False
