@@ -42,25 +42,34 @@ def system_prompt(messages: Sequence[Any]) -> str | None:
     developer) message of one text (`one_text`); None otherwise. What an agent's or a
     framework's reader looks for its identity in (ADK's, Kimi CLI's, Open Interpreter's,
     gptme's, instructor's), before it passes any of its texts over."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return None
-    return one_text(first)
+    first = _system_message(messages)
+    return one_text(first) if first is not None else None
 
 
 def system_opening(messages: Sequence[Any]) -> str | None:
     """The first text of a request's system prompt: its first message's content when that
-    is a system message, a string or its first part's text; None otherwise. What an agent's
-    reader looks for its identity at the start of when the prompt may come in several parts
-    (opencode's in two, OpenHands' with the repository's context, Claude Code's blocks kept
-    apart through a gateway), where `system_prompt` reads only one text."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") != "system":
-        return None
-    content = first.get("content")
+    is a system (or developer) message, a string or its first part's text; None otherwise.
+    What an agent's reader looks for its identity at the start of when the prompt may come
+    in several parts (opencode's in two, OpenHands' with the repository's context, Claude
+    Code's blocks kept apart through a gateway), where `system_prompt` reads only one
+    text."""
+    first = _system_message(messages)
+    content = first.get("content") if first is not None else None
     if isinstance(content, list) and content and isinstance(content[0], dict):
         content = content[0].get("text")
     return content if isinstance(content, str) else None
+
+
+def _system_message(messages: Sequence[Any]) -> dict[str, Any] | None:
+    """A request's first message when it is its system prompt, a system or a developer
+    message (OpenAI's APIs take either); None otherwise. One reading for `system_prompt`
+    and `system_opening`: the one took a developer message and the other did not, so an
+    identity was found in a developer prompt by one reader and missed by the next (found
+    in review)."""
+    first = messages[0] if messages else None
+    if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
+        return None
+    return first
 
 
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:

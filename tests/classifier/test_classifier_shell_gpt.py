@@ -109,3 +109,12 @@ def test_a_role_in_parts_and_later_turns_still_ask_for_code() -> None:
         {"role": "user", "content": "and 23% of it"},
     ]
     assert classify(chat).label == "coding"
+
+
+def test_a_role_as_a_developer_message_asks_for_code_too() -> None:
+    """A client may send the role's prompt as a developer message (OpenAI takes either): the
+    readers of a system prompt's opening took a system message alone, while those of its one
+    text took both (found in review)."""
+    body = asked(SHELL, PERCENT)
+    body["messages"][0]["role"] = "developer"
+    assert view(body).code_answer is True
