@@ -49,7 +49,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import one_text, system_opening
+from classifier.message import one_text, system_opening, system_prompt
 
 # `generate_title_with_llm`: how its system prompt opens, and its user text around the ask
 TITLE_SYSTEM = (
@@ -93,7 +93,7 @@ def title_ask(message: object, messages: Sequence[Any]) -> object:
         return sent
     text = one_text(message)
     opening = TITLE_OPENING.match(text) if text is not None else None
-    if text is None or opening is None or not _opens(messages[0], TITLE_SYSTEM):
+    if text is None or opening is None or not _system_opens(messages, TITLE_SYSTEM):
         return sent
     start = opening.end()
     end = text.rfind(TITLE_TAIL, start, start + TITLE_WITHIN)
@@ -116,7 +116,7 @@ def summary_request(messages: Sequence[Any]) -> bool:
         return False
     if len(messages) == 1:
         return text.startswith(SUMMARY_OPENING)
-    return text.startswith(EVENTS_OPENING) and _opens(messages[0], SUMMARY_OPENING)
+    return text.startswith(EVENTS_OPENING) and _system_opens(messages, SUMMARY_OPENING)
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
@@ -157,12 +157,12 @@ def _condensers(messages: Sequence[Any], index: int) -> bool:
         return False
     if text.startswith(SUMMARY_OPENING):
         return True
-    return index == 1 and text.startswith(EVENTS_OPENING) and _opens(messages[0], SUMMARY_OPENING)
+    return (
+        index == 1 and text.startswith(EVENTS_OPENING) and _system_opens(messages, SUMMARY_OPENING)
+    )
 
 
-def _opens(message: object, opening: str) -> bool:
-    """Whether `message` is a system message whose one text opens with `opening`."""
-    if not isinstance(message, dict) or message.get("role") != "system":
-        return False
-    text = one_text(message)
-    return text is not None and text.startswith(opening)
+def _system_opens(messages: Sequence[Any], opening: str) -> bool:
+    """Whether the system prompt of `messages` is one text opening with `opening`."""
+    system = system_prompt(messages)
+    return system is not None and system.startswith(opening)
