@@ -34,7 +34,8 @@ framework's reader knows its texts and reads only its own requests:
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
 over, the user's words after one in the same text read alone
-(`classifier.terminal_assistant`).
+(`classifier.terminal_assistant`). And Vanna's SQL prompt, a text-to-SQL library's: its
+example questions passed over to the user's question (`classifier.vanna`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -59,6 +60,7 @@ from classifier import (
     smolagents,
     strands,
     terminal_assistant,
+    vanna,
 )
 
 
@@ -119,4 +121,5 @@ def passed_over(messages: Sequence[Any], index: int, own: Framed) -> bool:
         or semantic_kernel.passed_over(messages, index)
         or adk.passed_over(messages, index)
         or terminal_assistant.passed_over(messages, index)
+        or vanna.passed_over(messages, index)
     )

@@ -26,6 +26,10 @@ HOW = """\
    A smolagents CodeAgent's request (item 3: its action steps, its plans) gives coding
    (0.97), whatever the task: its every step must answer in code, which its Python
    interpreter runs ("How many prime numbers are there below 100?" is math 0.99 asked alone).
+   So does Vanna's SQL prompt (`classifier/vanna.py`: its `generate_sql`, a system prompt
+   that ends with its Response Guidelines, or before 0.5 opens "The user provides a question
+   and you provide SQL."): its reply is SQL ("What is the total revenue per country?" was
+   math 0.80 so).
    A DSPy ReAct step (item 3) gives tool_calling (0.97), as a smolagents ToolCallingAgent's
    step does by its `tool_choice`: its reply must name one of the tools its instructions
    offer ("finish" among them), whatever the task.
@@ -62,7 +66,11 @@ HOW = """\
    no coding agent, so its asks are what the model reads ("Why did the Roman Empire fall?"
    under "You are an expert researcher" was coding 0.56 by this rule, now reasoning, on
    the cloud; "explain what sync_dir does" there is reasoning too). Three coding agents'
-   tools offered beside them still make the session a coding agent's.
+   tools offered beside them still make the session a coding agent's. Vanna's Agent (its
+   system prompt opening "You are Vanna, an AI data analyst assistant", one of its tools
+   offered: `run_sql`, `visualize_data`...) is tool_calling by the same floor, rule
+   `tool_agent`: answering its asks is a call of `run_sql` ("What is the total revenue per
+   country?" was math 0.40).
 2. **Model** (`model.py`), source `model`: multinomial logistic regression over sparse
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
@@ -112,7 +120,9 @@ HOW = """\
    are, or a note of its commit, with Aider's reply after it) the first or the latest. A
    request is Aider's by its example conversation or a pair it sends on every request (not
    a note on its edits) among its first or last 16 messages (`classifier/aider.py`); in
-   another client's, a message that starts as Aider's texts do is read as written.
+   another client's, a message that starts as Aider's texts do is read as written. Nor, in
+   Vanna's SQL prompt, is one of its trained questions (a user message with its SQL, an
+   assistant message, after it) the first ask: the question, its last message, is.
    Nor are opencode's own user messages (`classifier/opencode.py`): its title call's
    "Generate a title for this conversation:" before the ask, and a compacted history's
    "What did we do so far?" before the summary, each right after opencode's system prompt

@@ -6,8 +6,9 @@ passing over agents' and frameworks' own turns). Every read here is bounded (mes
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Besides the asks' texts, the view keeps what the request's shape says of its reply: a
-smolagents CodeAgent's step or Shell-GPT's shell or code role asks for code
-(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`); and
+smolagents CodeAgent's step, Shell-GPT's shell or code role or Vanna's SQL prompt asks for
+code (`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`),
+Vanna's Agent's ask is for its tools (`RequestView.tool_agent`); and
 whether an agent's own text or built-in tools were left out, the sign of an agent's session
 (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is the
 request's own: an agent offers its built-in tools first, and they are read past the bound on
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, frameworks, openhands, shell_gpt, smolagents
+from classifier import dspy, frameworks, openhands, shell_gpt, smolagents, vanna
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -58,16 +59,20 @@ class RequestView(NamedTuple):
     # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
     # research and writing run on them as much as code.
     harness_cut: bool = False
-    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`) or one of
-    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`):
-    # its reply must be code (or say what a command does), whatever the task
-    # (`classifier.rules.rule_intent`).
+    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`), one of
+    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`)
+    # or Vanna's SQL prompt (`classifier.vanna.asks_for_sql`): its reply must be code (or say
+    # what a command does), whatever the task (`classifier.rules.rule_intent`).
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
     tool_step: bool = False
     # OpenHands' condenser's summary request (`classifier.openhands.summary_request`): its
     # agent's session work, whatever its events hold (`classifier.rules.rule_intent`).
     condenser: bool = False
+    # Vanna's Agent with its tools offered (`classifier.vanna.agent_session`): its asks are
+    # for its tools, unless clearly other work (`classifier.rules.session_intent`). No coding
+    # agent's: nothing of it is left out of what is read.
+    tool_agent: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -134,9 +139,20 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
-        code_answer=smolagents.answers_in_code(messages) or shell_gpt.answers_in_code(messages),
+        code_answer=_answers_in_code(messages),
         tool_step=dspy.picks_tool(messages),
         condenser=openhands.summary_request(messages),
+        tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(messages, tools),
+    )
+
+
+def _answers_in_code(messages: list[Any]) -> bool:
+    """Whether the request's reply must be code: a smolagents CodeAgent's step, Shell-GPT's
+    code roles', Vanna's SQL prompt's."""
+    return (
+        smolagents.answers_in_code(messages)
+        or shell_gpt.answers_in_code(messages)
+        or vanna.asks_for_sql(messages)
     )
 
 

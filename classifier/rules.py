@@ -2,7 +2,9 @@
 coding agent's session, where only an ask the model clearly reads as other work is not coding.
 
 `tool_choice` forcing a call means a tool call whatever the text says, a smolagents
-CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), and a
+CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
+Shell-GPT's code roles' and Vanna's SQL prompt's (`classifier.shell_gpt`, `classifier.vanna`),
+and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
 OpenHands' condenser's summary request, which asks nothing, its agent's coding work
 (`classifier.openhands`). Tools
@@ -13,7 +15,8 @@ descriptions are never compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
 in a user turn, say the request comes from a coding agent's session (`session_intent`), where
 an ask that names a source file ("add a main guard to haiku.py") is coding whatever the
-model reads (`named_source_file`).
+model reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its
+asks are tool_calling unless the model clearly reads other work (`session_intent`).
 """
 
 from __future__ import annotations
@@ -31,11 +34,12 @@ from classifier.source_files import named_source_file
 FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
 CODE_ANSWER = (
-    "its reply must be code: a smolagents CodeAgent's step, or Shell-GPT's shell, code or"
-    " describe-shell role"
+    "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
+    " describe-shell role, or Vanna's SQL prompt"
 )
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
+TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -175,7 +179,8 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     (`agent_session`) and the model's probabilities `p` read its ask as other work than
     coding (math, reasoning, prose, writing first), either not clearly (their sum is below
     `AGENT_FLOOR`) or whatever they read when the ask names a source file
-    (`classifier.source_files`). None otherwise: the model's reading stands.
+    (`classifier.source_files`); tool_calling so in Vanna's Agent's (`tool_session`). None
+    otherwise: the model's reading stands.
 
     An agent's session is coding work unless the ask clearly is not: "write unit tests for
     build_parser" was writing 0.57, "why does main() return 0 even when the upload fails?"
@@ -196,16 +201,48 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     rule decides to the default route but where it is set above 0.5."""
     why = agent_session(v)
     if why is None:
-        return None
-    best = max(range(len(p)), key=p.__getitem__)
-    if best in _CODING_WORK:
+        return tool_session(v, p)
+    if _reads_coding_work(p):
         return None
     if (name := named_source_file(v.latest)) is not None:
         rule = f"agent_session: {why}, and the ask names a source file: {name[-80:]}"
         return Intent("coding", FILE_CONFIDENCE, "rule"), rule
+    floor = _below_floor(p)
+    if floor is None:
+        return None
+    other, confidence = floor
+    rule = f"agent_session: {why}, and other work than coding read {other:.3f} < {AGENT_FLOOR}"
+    return Intent("coding", confidence, "rule"), rule
+
+
+def tool_session(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
+    """Tool_calling, and the rule that decided it, when `v` is Vanna's Agent's with its tools
+    offered (`RequestView.tool_agent`, `classifier.vanna.agent_session`) and the model's
+    probabilities `p` read its ask as other work than coding, not clearly (below
+    `AGENT_FLOOR`); None otherwise. Answering a data analyst's ask is a call of its
+    `run_sql`: "What is the total revenue per country?" was math 0.402, on the cloud (found
+    in review). As in a coding agent's session, an ask clearly of other work ("write a haiku
+    about autumn leaves") stays what it is, one the model reads as coding work stays the
+    model's, and the confidence is figured alike. No coding agent's session: an ask that
+    names a source file gets no rule of its own."""
+    if not v.tool_agent or _reads_coding_work(p) or (floor := _below_floor(p)) is None:
+        return None
+    other, confidence = floor
+    rule = f"{TOOL_AGENT}, and other work than its tools' read {other:.3f} < {AGENT_FLOOR}"
+    return Intent("tool_calling", confidence, "rule"), rule
+
+
+def _reads_coding_work(p: list[float]) -> bool:
+    """Whether the model's first intent in `p` is coding work (coding, tool_calling,
+    instruction): then its reading stands in an agent's session."""
+    return max(range(len(p)), key=p.__getitem__) in _CODING_WORK
+
+
+def _below_floor(p: list[float]) -> tuple[float, float] | None:
+    """The model's probability of other work than coding in `p`, and the floor's rule's
+    confidence (`session_intent`), when that is below `AGENT_FLOOR`; None when it is not."""
     other = sum(p[i] for i in _OTHER_WORK)
     if other >= AGENT_FLOOR:
         return None
     work = sum(p[i] for i in _CODING_WORK) * AGENT_FLOOR / (1 - AGENT_FLOOR)
-    rule = f"agent_session: {why}, and other work than coding read {other:.3f} < {AGENT_FLOOR}"
-    return Intent("coding", round(work / (work + other), 4), "rule"), rule
+    return other, round(work / (work + other), 4)
