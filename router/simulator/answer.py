@@ -1,6 +1,8 @@
 """What the simulated model says: an answer shaped by the prompt's intent, decided purely.
 
-Coding prompts get a fenced Python block, arithmetic gets `\\boxed{}`, offered tools get a
+Coding prompts get a fenced Python block (calling the functions a prompt shows as provided,
+`dataprompt`), a prompt asking for a SQL query a ```sql block over the first table its
+schema shows, arithmetic gets `\\boxed{}`, offered tools get a
 call to the first (or the named) tool with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
 one called last, `tool_call`), anything else plain prose. A request for structured output
@@ -24,8 +26,9 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from router.simulator import dataprompt
 from router.simulator.instances import JSON_OBJECT, arguments_for, structured
-from router.simulator.prompted import asked_json
+from router.simulator.prompted import asked_json, framed
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -43,6 +46,9 @@ _MATH = re.compile(
 _HEAD, _TAIL = 1500, 500
 _EXPR = re.compile(r"[\d.(][\d.\s+\-*/^×()]*[\d)]")
 _FUNC_NAME = re.compile(r"(?:function|def|method)\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?")
+# a function the prompt asks written, where it shows others as provided: a definition or
+# a name given as one ("a function called `f`"), not any word after "method"
+_NAMED = re.compile(r"(?:\bdef\s+|(?:function|method)\s+(?:called|named)\s+)`?([A-Za-z_]\w*)`?")
 _TEXT = (
     "the system routes each request to the backend that serves it best while keeping a "
     "fallback ready so that agents never wait on a single failing model and every decision "
@@ -136,8 +142,13 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     if calls:
         return Reply(tool_calls=(tool_call(prompt),))
     read = ends(prompt.user)
+    # a ReAct or DSPy prompt asking for SQL keeps the answer it got: a bare query is no
+    # answer in its format either (`prompted.framed`)
+    if dataprompt.asks_sql(read, ends(prompt.system)) and not framed(prompt.user, prompt.system):
+        table = dataprompt.first_table(prompt.user, prompt.system)
+        return Reply(text=dataprompt.sql_answer(table))
     if _CODE.search(read):
-        return Reply(text=code_answer(read))
+        return Reply(text=code_answer(read, prompt))
     if _MATH.search(read):
         return Reply(text=math_answer(read))
     return Reply(text=prose(rng, 3))
@@ -202,9 +213,22 @@ def filler(rng: random.Random) -> str:
     return " " + prose(rng, 4)
 
 
-def code_answer(user: str) -> str:
-    match = _FUNC_NAME.search(user)
-    name = match.group(1) if match else "solve"
+def code_answer(read: str, prompt: Prompt) -> str:
+    """A function of the name the prompt's ends (`read`) give one, else `solve`; where the
+    prompt shows functions as already provided (`dataprompt.provided`) and names no other, code
+    that calls the first of them: pandas-ai requires its `execute_sql_query` called, and
+    rejected every answer that redefined it (found in review)."""
+    texts = (prompt.user, prompt.system)
+    functions = dataprompt.provided(*texts)
+    given = {function.name for function in functions}
+    # beside provided functions, their docstrings: "This method connects to the database"
+    naming = _NAMED if functions else _FUNC_NAME
+    named = (match.group(1) for match in naming.finditer(read))
+    name = next((name for name in named if name not in given), None)
+    if functions and name is None:
+        table, variable = dataprompt.first_table(*texts), dataprompt.declared(*texts)
+        return dataprompt.call_answer(functions, table, read, variable)
+    name = name or "solve"
     return (
         "Here is a solution:\n\n```python\n"
         f"def {name}(items):\n"

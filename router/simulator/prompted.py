@@ -110,9 +110,15 @@ def asked_json(user: str, system: str) -> Asked | None:
     format of its own (`_FRAMED`)."""
     asked = _first_of(user, system)
     # the text formats are looked for last: most prompts ask for no JSON at all
-    if asked is None or _FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]):
+    if asked is None or framed(user, system):
         return None
     return asked
+
+
+def framed(user: str, system: str) -> bool:
+    """Whether either text frames the answer in a text format of its own (`_FRAMED`:
+    ReAct's `Action:` lines, DSPy's field markers), read within `_LONGEST`."""
+    return bool(_FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]))
 
 
 def _first_of(user: str, system: str) -> Asked | None:

@@ -1,0 +1,200 @@
+"""Data assistants get SQL where they ask for SQL, and code that calls what they provide.
+
+vanna 2.0.2's `generate_sql` asks for a SQL query in the system prompt, the schema as `CREATE
+TABLE` statements, the question as the user turn: the simulator answered prose, and vanna ran
+it as SQL (`near "A": syntax error`). pandas-ai 3.0.0 asks for Python and lists
+`execute_sql_query` as "already been provided ... do not redefine them": the simulator's
+answer defined it, pandas-ai rejected the code (`ExecuteSQLQueryNotUsed`) and retried until it
+raised (found in a live review of demo mode). The bodies are the ones they sent
+(`tests/fixtures/vanna-2.0.2.md`, `pandasai-3.0.0.md`), through the official SDKs; the answers
+are read as the apps read them and run: vanna's SQL on a SQLite database of the prompt's
+schema, pandas-ai's code against DuckDB holding the table the prompt shows."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import anthropic
+import duckdb
+import openai
+import pytest
+
+from router.simulator import SimThread
+
+MODEL = "tiny"
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+FILLER = "The meeting notes go on about the budget and the schedule. " * 3500  # ~200 KB
+
+
+def captured(name: str) -> dict[str, Any]:
+    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8"))) | {"model": MODEL}
+
+
+def chat(sdk: openai.OpenAI, body: dict[str, Any]) -> str:
+    return sdk.chat.completions.create(**body).choices[0].message.content or ""
+
+
+def ask(sdk: openai.OpenAI, user: str, system: str = "") -> str:
+    messages: list[Any] = [{"role": "system", "content": system}] if system else []
+    messages.append({"role": "user", "content": user})
+    return chat(sdk, {"model": MODEL, "messages": messages})
+
+
+def vanna_sql(answer: str) -> str:
+    """The SQL vanna 2.0.2's `extract_sql` takes out of an answer (`vanna/legacy/base/
+    base.py`): the last `CREATE TABLE … AS …;`, else `WITH …;`, else `SELECT …;`, else the
+    last ```sql block, else the answer as it is."""
+    for pattern in (r"\bCREATE\s+TABLE\b.*?\bAS\b.*?;", r"\bWITH\b .*?;", r"\bSELECT\b .*?;"):
+        found = re.findall(pattern, answer, re.DOTALL | re.IGNORECASE)
+        if found:
+            return str(found[-1])
+    fenced = re.findall(r"```sql\s*\n(.*?)```", answer, re.DOTALL | re.IGNORECASE)
+    return str(fenced[-1]).strip() if fenced else answer
+
+
+def pandasai_code(answer: str) -> str:
+    """The code pandas-ai 3.0.0 takes out of an answer (`pandasai/llm/base.py`
+    `_extract_code`): what lies between the first two fences, less a leading "python"."""
+    code = answer.split("```")[1] if len(answer.split("```")) > 1 else answer
+    return re.sub(r"^(python|py)", "", code).strip()
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_vannas_sql_prompt_gets_a_query_that_runs_on_its_schema(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """The answer is a ```sql block and nothing else (vanna's guidelines: "without any
+    explanations"), a SELECT over the schema's first table, which runs on a database made of
+    the prompt's `CREATE TABLE` statements. vanna's follow-up questions prompt, which names
+    a SQL query but asks for questions, gets no SQL."""
+    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    body = captured("vanna-2.0.2/generate-sql.json")
+    answer = chat(sdk, body)
+    assert answer == "```sql\nSELECT id, name, country FROM customers;\n```"
+    database = sqlite3.connect(":memory:")
+    for statement in re.findall(r"^CREATE TABLE .*$", body["messages"][0]["content"], re.M):
+        database.execute(statement)
+    database.execute("INSERT INTO customers VALUES (1, 'Ada', 'UK')")
+    assert database.execute(vanna_sql(answer)).fetchall() == [(1, "Ada", "UK")]
+    assert chat(sdk, body) == answer
+    follow_ups = chat(sdk, captured("vanna-2.0.2/follow-up-questions.json"))
+    assert "```sql" not in follow_ups and "SELECT" not in follow_ups
+
+
+def test_a_sql_ask_is_read_in_the_system_or_the_user_text_of_every_api(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Asked in Anthropic's `system`, Responses' `instructions` or a user turn, the query
+    selects from the first table a `CREATE TABLE` (qualified, `IF NOT EXISTS`, constraints
+    skipped) or a table tag names; with no schema shown, a constant. A prompt asking for
+    Python gets Python, even where it mentions SQL; one that mentions a query it does not
+    ask for gets no SQL, nor one framing its answer in ReAct's lines (`prompted.framed`)."""
+    sim = start_sim()
+    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x")
+    system = (
+        "You are a Postgres analyst. Given the schema below, write a syntactically correct "
+        "PostgreSQL query for the question.\n\nCREATE TABLE IF NOT EXISTS public.orders (\n"
+        "  CONSTRAINT orders_pk PRIMARY KEY (order_id),\n  order_id bigint NOT NULL,\n"
+        "  total numeric(10, 2),\n  placed_at timestamptz,\n  note text\n);"
+    )
+    question = "How many orders were placed last week?"
+    expected = "```sql\nSELECT order_id, total, placed_at FROM public.orders;\n```"
+    claude = anthropic.Anthropic(base_url=sim.url, api_key="x")
+    reply = claude.messages.create(
+        model=MODEL, max_tokens=200, system=system, messages=[{"role": "user", "content": question}]
+    )
+    assert [block.text for block in reply.content if block.type == "text"] == [expected]
+    responses = sdk.responses.create(model=MODEL, instructions=system, input=question)
+    assert responses.output_text == expected
+    tagged = '<table table_name="sales_2024" dimensions="6x3">\ncountry,revenue\n</table>\n'
+    assert ask(sdk, f"{tagged}Please write an SQL query for the total revenue.") == (
+        "```sql\nSELECT * FROM sales_2024;\n```"
+    )
+    assert ask(sdk, "Write a SQL query that lists every customer.") == (
+        "```sql\nSELECT 1 AS answer;\n```"
+    )
+    assert "```python" in ask(sdk, "Write Python code that runs a SQL query on the table.")
+    listed = "Generate a list of questions, each answered by a SQL query."
+    assert "```sql" not in ask(sdk, listed)
+    react = "Answer in this format:\nThought: ...\nAction: the action to take\nAction Input: ..."
+    assert "```sql" not in ask(sdk, "Create a syntactically correct sqlite query.", react)
+
+
+def test_a_long_prompt_is_read_for_its_schema_at_its_ends(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """A 200 KB prompt: the ask is read at its ends as the other keyword rules read it, the
+    schema in its first 16 KB and last 4 KB (`dataprompt.window`); a table defined only in
+    the middle is not read."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    schema = "CREATE TABLE events (id INTEGER, kind TEXT)\n"
+    assert ask(sdk, f"{schema}{FILLER}Now write a SQL query counting the events.") == (
+        "```sql\nSELECT id, kind FROM events;\n```"
+    )
+    assert ask(sdk, f"{FILLER}{schema}{FILLER}Now write a SQL query counting the events.") == (
+        "```sql\nSELECT 1 AS answer;\n```"
+    )
+
+
+@pytest.mark.parametrize("name", ["generate-code.json", "generate-code-two-tables.json"])
+def test_pandasais_code_calls_the_provided_function_and_declares_its_result(
+    start_sim: Callable[..., SimThread], name: str
+) -> None:
+    """The code pandas-ai takes out of the answer calls `execute_sql_query` and does not
+    define it (pandas-ai's `CodeRequirementValidator`), passes it a query over the first
+    table the prompt shows, and sets `result` to the example of it the prompt gives, a dict
+    of "type" and "value" that pandas-ai's `ResponseParser` accepts. Run with the function
+    backed by DuckDB holding that table, it declares the result."""
+    sdk = openai.OpenAI(base_url=start_sim(profile="vllm").url + "/v1", api_key="x")
+    body = captured(f"pandasai-3.0.0/{name}")
+    code = pandasai_code(chat(sdk, body))
+    tree = ast.parse(code)
+    called = [n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)]
+    called = [name for name in called if isinstance(name, str)]
+    defined = [n.name for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)]
+    assert "execute_sql_query" in called and "execute_sql_query" not in defined
+    table = re.search(r'table_name="(\w+)"', body["messages"][0]["content"])
+    assert table is not None
+    database = duckdb.connect()
+    database.execute(f"CREATE TABLE {table.group(1)} (country TEXT, revenue DOUBLE)")
+    database.execute(f"INSERT INTO {table.group(1)} VALUES ('UK', 200.5)")
+    queries: list[str] = []
+
+    def execute_sql_query(sql_query: str) -> Any:
+        queries.append(sql_query)
+        return database.execute(sql_query).fetchall()
+
+    scope: dict[str, Any] = {"execute_sql_query": execute_sql_query}
+    exec(compile(tree, "<answer>", "exec"), scope)  # the simulator's own answer
+    assert queries == [f"SELECT * FROM {table.group(1)}"]
+    assert scope["result"] == {"type": "number", "value": 125}
+
+
+def test_code_calls_provided_functions_but_defines_the_one_asked_for(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Functions shown as already defined are called, with values of their annotated
+    types, and a variable the prompt names is set to the call's result where it shows no
+    example of it; a function the prompt asks written is defined even beside provided
+    ones (the first name it shows was taken, so the provided one was redefined)."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    helpers = (
+        "These helper functions are already defined, do not redefine them:\n"
+        'def load_rows(path: str, limit: int) -> list\n    """This method reads rows."""\n\n'
+    )
+    code = ask(
+        sdk,
+        f"{helpers}Write Python code that loads the rows and store them in a "
+        "variable named `rows`.",
+    )
+    assert "```python\ndata = load_rows('src/main.py', 1)\nrows = data\n```" in code
+    written = ask(sdk, f"{helpers}Write a python function called `summarize` for the rows.")
+    assert "def summarize(" in written and "def load_rows" not in written
+    plain = ask(sdk, "Write a python function called `summarize` for the rows.")
+    assert "def summarize(" in plain
