@@ -18,7 +18,8 @@ reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own 
 OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), and of
 Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the
 chat's own asks inside its template, its history's first and latest user turns
-(`classifier.open_webui`), which is no agent's. Agent
+(`classifier.open_webui`), which is no agent's; nor is the sentence jupyter-ai's `%%ai`
+appends for its output format (`classifier.jupyter_ai`). Agent
 frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
 their own messages passed over (`classifier.frameworks`), none making the request an agent's
 session (`classifier.request.RequestView.harness_cut`). The history the OpenAI Agents SDK
@@ -39,6 +40,7 @@ from classifier import (
     aider,
     crush,
     frameworks,
+    jupyter_ai,
     kimi,
     mini_swe_agent,
     open_webui,
@@ -261,7 +263,8 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame, the task of a smolagents run wherever its request holds it, a
     DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
-    WebUI task's template (`classifier.open_webui`), the ask inside crush's or
+    WebUI task's template (`classifier.open_webui`), a `%%ai` cell's prompt without the
+    sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the ask inside crush's or
     OpenHands' title text (`classifier.crush`, `classifier.openhands`), else without the
     reminder of Aider's ask or context mode (`classifier.aider.without_mode_reminder`); any
     other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
@@ -274,11 +277,14 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
     OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`) nor
-    Open WebUI's (`classifier.open_webui`), no coding agents' (`classifier.rules.agent_session`)."""
+    Open WebUI's (`classifier.open_webui`) nor jupyter-ai's (`classifier.jupyter_ai`), no
+    coding agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = frameworks.task_ask(message, messages)
     if task is sent:
         task = open_webui.task_ask(message, messages)
+    if task is sent:
+        task = jupyter_ai.prompt_words(message, messages)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

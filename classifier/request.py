@@ -6,20 +6,20 @@ passing over agents' and frameworks' own turns). Every read here is bounded (mes
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Besides the asks' texts, the view keeps what the request's shape says of its reply: a
-smolagents CodeAgent's step, Shell-GPT's shell or code role or Vanna's SQL prompt asks for
-code (`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`),
-Vanna's Agent's ask is for its tools (`RequestView.tool_agent`); and
-whether an agent's own text or built-in tools were left out, the sign of an agent's session
-(`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is the
-request's own: an agent offers its built-in tools first, and they are read past the bound on
-tools (`classifier.toolset`).
+smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt or
+jupyter-ai's `%%ai -f code` asks for code (`RequestView.code_answer`), a DSPy ReAct step
+names a tool (`RequestView.tool_step`), Vanna's Agent's ask is for its tools
+(`RequestView.tool_agent`); and whether an agent's own text or built-in tools were left
+out, the sign of an agent's session (`RequestView.harness_cut`; an agent framework's texts
+are none). Not every tool is the request's own: an agent offers its built-in tools first,
+and they are read past the bound on tools (`classifier.toolset`).
 """
 
 from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, frameworks, openhands, shell_gpt, smolagents, vanna
+from classifier import dspy, frameworks, jupyter_ai, openhands, shell_gpt, smolagents, vanna
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -60,8 +60,9 @@ class RequestView(NamedTuple):
     # research and writing run on them as much as code.
     harness_cut: bool = False
     # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`), one of
-    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`)
-    # or Vanna's SQL prompt (`classifier.vanna.asks_for_sql`): its reply must be code (or say
+    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`),
+    # Vanna's SQL prompt (`classifier.vanna.asks_for_sql`) or a jupyter-ai `%%ai` cell of its
+    # code format (`classifier.jupyter_ai.answers_in_code`): its reply must be code (or say
     # what a command does), whatever the task (`classifier.rules.rule_intent`).
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
@@ -147,12 +148,13 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
 
 
 def _answers_in_code(messages: list[Any]) -> bool:
-    """Whether the request's reply must be code: a smolagents CodeAgent's step, Shell-GPT's
-    code roles', Vanna's SQL prompt's."""
+    """Whether the request's reply must be code (`RequestView.code_answer`): a smolagents
+    CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai code cell's."""
     return (
         smolagents.answers_in_code(messages)
         or shell_gpt.answers_in_code(messages)
         or vanna.asks_for_sql(messages)
+        or jupyter_ai.answers_in_code(messages)
     )
 
 

@@ -35,7 +35,7 @@ FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
 CODE_ANSWER = (
     "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
-    " describe-shell role, or Vanna's SQL prompt"
+    " describe-shell role, Vanna's SQL prompt or jupyter-ai's code format"
 )
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
