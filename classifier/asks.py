@@ -19,9 +19,10 @@ OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush
 Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the
 chat's own asks inside its template, its history's first and latest user turns
 (`classifier.open_webui`), which is no agent's; nor is the sentence jupyter-ai's `%%ai`
-appends for its output format (`classifier.jupyter_ai`). Agent
-frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task and
-their own messages passed over (`classifier.frameworks`), none making the request an agent's
+appends for its output format (`classifier.jupyter_ai`); of a browser-use agent step and
+its judge, the run's task, never its page dump nor its nudges (`classifier.browser_use`).
+Agent frameworks' texts (crewAI's, smolagents', DSPy's...) are read past to the user's task
+and their own messages passed over (`classifier.frameworks`), none making the request an agent's
 session (`classifier.request.RequestView.harness_cut`). The history the OpenAI Agents SDK
 hands an agent, in an assistant message, holds the user's messages as its lines: they are
 the first and the latest ask when it opens the conversation
@@ -38,6 +39,7 @@ from typing import Any, Literal, NamedTuple
 
 from classifier import (
     aider,
+    browser_use,
     crush,
     frameworks,
     jupyter_ai,
@@ -159,7 +161,9 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     and a user message's content only for the first `SCAN_MESSAGES` that ask nothing. A
     history a framework hands an agent opening the messages holds the first, and the latest
     when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
-    task's template holds the chat's (`classifier.open_webui.task_asks`). `framed`: the
+    task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
+    agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
+    dump and nudges never are). `framed`: the
     frameworks whose texts are passed over in their own requests only, read from the body
     (`classifier.frameworks.framed`: instructor's retries, Strands' nudge)."""
     latest: object = None
@@ -184,6 +188,8 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     first, passed_over = _first(messages, latest, aiders, framed)
     if latest is not None and (task := open_webui.task_asks(messages)) is not None:
         first, latest = task.first, task.latest
+    if (run := browser_use.run_asks(messages)) is not None:
+        first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
     return Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
@@ -194,12 +200,15 @@ def first_ask(messages: list[Any]) -> object:
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
-    or None: the message the classifier reads as the first, which keys a conversation too
+    or a browser-use run's first request (`classifier.browser_use.run_asks`), or None: the
+    message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`)."""
     if (handed := frameworks.handed_asks(messages)) is not None:
         return handed.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
+    if (run := browser_use.run_asks(messages)) is not None:
+        return run.first
     return _first(messages, None, aider.is_aiders(messages), frameworks.Framed())[0]
 
 

@@ -29,7 +29,10 @@ framework's reader knows its texts and reads only its own requests:
 - Strands Agents: its nudge to call its structured-output tool passed over, in its forced
   request only (`classifier.strands`);
 - Google ADK: its relay of what another agent did and its fillers ("Continue processing
-  previous requests as instructed. ...") passed over (`classifier.adk`).
+  previous requests as instructed. ...") passed over (`classifier.adk`);
+- browser-use: an extraction read by its query, its history compaction asking nothing
+  (`classifier.browser_use`; its agent steps and judge by the run's task,
+  `classifier.asks.user_messages`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -49,6 +52,7 @@ from typing import Any, NamedTuple
 from classifier import (
     adk,
     agno,
+    browser_use,
     crewai,
     dspy,
     haystack,
@@ -97,6 +101,8 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
         task = haystack.query_ask(message, messages)
     if task is sent:
         task = terminal_assistant.ask_words(message, messages)
+    if task is sent:
+        task = browser_use.task_ask(message, messages)
     return task
 
 
@@ -122,4 +128,5 @@ def passed_over(messages: Sequence[Any], index: int, own: Framed) -> bool:
         or adk.passed_over(messages, index)
         or terminal_assistant.passed_over(messages, index)
         or vanna.passed_over(messages, index)
+        or browser_use.passed_over(messages, index)
     )

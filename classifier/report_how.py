@@ -313,6 +313,28 @@ HOW = """\
    prompt holds ADK's line "You are an agent. Your internal name is ..." is keyed by its
    first ask, marked as ADK's, not its system prompt, which each agent of a run sends its
    own: one run is one conversation.
+   Of browser-use's requests (`classifier/browser_use.py`), an agent step (its system prompt
+   "You are an AI agent designed to operate in an iterative loop to automate browser tasks.
+   Your ultimate goal is accomplishing the task provided in <user_request>.", then one user
+   message it rebuilds every step: the task in `<user_request>`, then `<agent_history>`,
+   `<agent_state>`, `<browser_state>` with the page's elements, `<step_info>`, and with
+   vision a screenshot) and its judge ("You are an expert judge evaluating browser
+   automation agent performance.", the task in `<task>`) are read by the run's task: not
+   the page (read so, "find the cheapest item" was tool_calling 0.57 on a shop's page and
+   writing 0.39 on an article's), nor its nudges after the state ("BUDGET WARNING: ...",
+   "You reached max_steps - this is your last step. ...", "You forgot to return an action.
+   ..."), nor the "Expected output format:" and schema it appends for an output model; of
+   a follow-up task (`<follow_up_user_request>`), the latest is the latest ask and the
+   initial request the first. An agent step's reply is always its next browser actions
+   (JSON in its `agent_output` schema), so every step is tool_calling, rule-decided,
+   whatever the task; its history compaction ("You are summarizing an agent run for prompt
+   compaction.") is no ask, read as its agent's work, tool_calling too; its page
+   extraction ("You are an expert at extracting data from the markdown of a webpage.", its
+   structured variant) is read by the query in `<query>`. The conversation key hashes the
+   run's first request, marked as browser-use's, not its system prompts: a run's steps and
+   its judge are one conversation (one 5-step run was 9). Only under those system prompts,
+   the state message right after the agent's, its nudges alone after it: a
+   `<user_request>` typed in another chat is read as written.
    Two terminal assistants' own user turns are passed over alike, for the user's ask before
    them (`classifier/terminal_assistant.py`): Open Interpreter's after a code run in its text
    mode ("Code output: ...", the run's output, "What does this output mean / what's next (if

@@ -9,7 +9,8 @@ Besides the asks' texts, the view keeps what the request's shape says of its rep
 smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt or
 jupyter-ai's `%%ai -f code` asks for code (`RequestView.code_answer`), a DSPy ReAct step
 names a tool (`RequestView.tool_step`), Vanna's Agent's ask is for its tools
-(`RequestView.tool_agent`); and whether an agent's own text or built-in tools were left
+(`RequestView.tool_agent`), a browser-use agent step picks browser actions
+(`RequestView.browser_step`); and whether an agent's own text or built-in tools were left
 out, the sign of an agent's session (`RequestView.harness_cut`; an agent framework's texts
 are none). Not every tool is the request's own: an agent offers its built-in tools first,
 and they are read past the bound on tools (`classifier.toolset`).
@@ -19,7 +20,16 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from classifier import dspy, frameworks, jupyter_ai, openhands, shell_gpt, smolagents, vanna
+from classifier import (
+    browser_use,
+    dspy,
+    frameworks,
+    jupyter_ai,
+    openhands,
+    shell_gpt,
+    smolagents,
+    vanna,
+)
 from classifier.asks import (
     SCAN_ROLES,
     Asks,
@@ -74,6 +84,11 @@ class RequestView(NamedTuple):
     # for its tools, unless clearly other work (`classifier.rules.session_intent`). No coding
     # agent's: nothing of it is left out of what is read.
     tool_agent: bool = False
+    # A browser-use agent step (`classifier.browser_use.picks_actions`): its reply is its next
+    # browser actions, whatever the task.
+    browser_step: bool = False
+    # browser-use's history compaction (`classifier.browser_use.compacts`): its agent's work.
+    browser_compaction: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -144,6 +159,8 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         tool_step=dspy.picks_tool(messages),
         condenser=openhands.summary_request(messages),
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(messages, tools),
+        browser_step=browser_use.picks_actions(messages),
+        browser_compaction=browser_use.compacts(messages),
     )
 
 

@@ -12,7 +12,7 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import adk, crewai, dspy, haystack, semantic_kernel, smolagents
+from classifier import adk, browser_use, crewai, dspy, haystack, semantic_kernel, smolagents
 from classifier.aider import without_reminder
 from classifier.asks import ask_content, first_ask
 from classifier.continue_cli import without_snapshot
@@ -47,12 +47,13 @@ CLOCK = "<clock>"
 OPEN_WEBUI_CHAT = "x-openwebui-chat-id"
 _TEMPORARY_CHATS = ("temporary:", "local:")
 # In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
-# a Haystack side call's and a Google ADK run's (`conversation_key`)
+# a Haystack side call's, a Google ADK run's and a browser-use run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
 DSPY = "framework:dspy"
 CREWAI = "framework:crewai"
 HAYSTACK = "framework:haystack"
 ADK = "framework:google-adk"
+BROWSER_USE = "framework:browser-use"
 # In place of the system prompt and the first ask, in a Magentic run's key (`_run_key`)
 MAGENTIC = "framework:semantic-kernel-magentic"
 
@@ -100,8 +101,12 @@ def conversation_key(
     A Google ADK agent's by its first ask and ADK's mark (`classifier.adk.framed`): each agent
     of a run sends a system prompt of its own (its instruction, ADK's line naming it, its
     transfer list), and one run was a conversation per agent (found running ADK 2.13.0); its
-    relays and fillers passed over, its first ask is the user's. Keyed so, two sessions of one
-    caller that open with the same ask are one conversation, as two smolagents runs are.
+    relays and fillers passed over, its first ask is the user's. A browser-use run's (its
+    agent steps' and its judge's, `classifier.browser_use.framed`) by the task in its
+    `<user_request>`, marked as browser-use's: it rebuilds its one user message every step,
+    page and all, and one 5-step run was 9 conversations (found in a live review). Keyed so,
+    two sessions of one caller that open with the same ask are one conversation, as two
+    smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
@@ -175,6 +180,8 @@ def _framework(messages: list[Any]) -> str | None:
         return HAYSTACK
     if adk.framed(messages):
         return ADK
+    if browser_use.framed(messages):
+        return BROWSER_USE
     return CREWAI if crewai.framed(messages) else None
 
 
