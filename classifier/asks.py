@@ -28,7 +28,8 @@ hands an agent, in an assistant message, holds the user's messages as its lines:
 the first and the latest ask when it opens the conversation
 (`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
-brief (`classifier.kimi`).
+brief (`classifier.kimi`). Of inspect_ai's multiple-choice prompt, the question and its
+choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`).
 """
 
 from __future__ import annotations
@@ -42,6 +43,7 @@ from classifier import (
     browser_use,
     crush,
     frameworks,
+    inspect_ai,
     jupyter_ai,
     kimi,
     mini_swe_agent,
@@ -273,9 +275,11 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     words inside its frame, the task of a smolagents run wherever its request holds it, a
     DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
     WebUI task's template (`classifier.open_webui`), a `%%ai` cell's prompt without the
-    sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the ask inside crush's or
-    OpenHands' title text (`classifier.crush`, `classifier.openhands`), else without the
-    reminder of Aider's ask or context mode (`classifier.aider.without_mode_reminder`); any
+    sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
+    choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
+    inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), else
+    without the reminder of Aider's ask or context mode
+    (`classifier.aider.without_mode_reminder`); any
     other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
     measures (`classifier.request.view_cut`) and the conversation key hashes
     (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
@@ -286,14 +290,16 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
     OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`) nor
-    Open WebUI's (`classifier.open_webui`) nor jupyter-ai's (`classifier.jupyter_ai`), no
-    coding agents' (`classifier.rules.agent_session`)."""
+    Open WebUI's (`classifier.open_webui`) nor jupyter-ai's (`classifier.jupyter_ai`) nor an
+    eval tool's (`classifier.inspect_ai`), no coding agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = frameworks.task_ask(message, messages)
     if task is sent:
         task = open_webui.task_ask(message, messages)
     if task is sent:
         task = jupyter_ai.prompt_words(message, messages)
+    if task is sent:
+        task = inspect_ai.question_ask(message)
     if task is not sent:
         return task, False
     content = crush.title_ask(message, messages)

@@ -33,6 +33,9 @@ HOW = """\
    A DSPy ReAct step (item 3) gives tool_calling (0.97), as a smolagents ToolCallingAgent's
    step does by its `tool_choice`: its reply must name one of the tools its instructions
    offer ("finish" among them), whatever the task.
+   An eval tool's grader's request, told exactly (`promptfoo.py`: `llm-rubric`, `factuality`,
+   `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`), gives
+   reasoning (0.97) whatever it grades: a code answer's grade was coding, on the local model.
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,
@@ -290,6 +293,10 @@ HOW = """\
    solely of the JSON object") and a coding reply's emoji reasoning, on the cloud. A
    template with words after its end, or sent later in a chat, is read as written; Open
    WebUI is no coding agent.
+   Of inspect_ai's `multiple_choice()` prompt (`classifier/inspect_ai.py`: its templates exactly,
+   "Answer the following multiple choice question. ..." and its letters, the question, "A) ..."
+   choices), the question and choices are the ask: read whole, all 10 of a review were
+   instruction, local. Typed otherwise, the directive's words are read as written.
    Of an OpenAI Agents SDK agent's call after a nested handoff (`classifier/openai_agents.py`,
    `nest_handoff_history`: the conversation so far as one assistant message, "For context,
    here is the conversation so far between the user and the previous agent:" and a numbered

@@ -10,10 +10,11 @@ smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt 
 jupyter-ai's `%%ai -f code` asks for code (`RequestView.code_answer`), a DSPy ReAct step
 names a tool (`RequestView.tool_step`), Vanna's Agent's ask is for its tools
 (`RequestView.tool_agent`), a browser-use agent step picks browser actions
-(`RequestView.browser_step`); and whether an agent's own text or built-in tools were left
-out, the sign of an agent's session (`RequestView.harness_cut`; an agent framework's texts
-are none). Not every tool is the request's own: an agent offers its built-in tools first,
-and they are read past the bound on tools (`classifier.toolset`).
+(`RequestView.browser_step`), an eval tool's grader judges an answer (`RequestView.grader`);
+and whether an agent's own text or built-in tools were left out, the sign of an agent's
+session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
+the request's own: an agent offers its built-in tools first, and they are read past the
+bound on tools (`classifier.toolset`).
 """
 
 from __future__ import annotations
@@ -24,8 +25,10 @@ from classifier import (
     browser_use,
     dspy,
     frameworks,
+    inspect_ai,
     jupyter_ai,
     openhands,
+    promptfoo,
     shell_gpt,
     smolagents,
     vanna,
@@ -89,6 +92,10 @@ class RequestView(NamedTuple):
     browser_step: bool = False
     # browser-use's history compaction (`classifier.browser_use.compacts`): its agent's work.
     browser_compaction: bool = False
+    # An eval tool's grader's request (`classifier.promptfoo.grades`,
+    # `classifier.inspect_ai.grades`): it judges an answer against criteria, whatever the
+    # answer is about (`classifier.rules.rule_intent`).
+    grader: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -161,6 +168,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(messages, tools),
         browser_step=browser_use.picks_actions(messages),
         browser_compaction=browser_use.compacts(messages),
+        grader=promptfoo.grades(messages) or inspect_ai.grades(messages),
     )
 
 

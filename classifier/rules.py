@@ -8,7 +8,9 @@ and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
 OpenHands' condenser's summary request, which asks nothing, its agent's coding work
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
-actions, and its history compaction, tool calls (`classifier.browser_use`). Tools
+actions, and its history compaction, tool calls (`classifier.browser_use`); and an eval
+tool's grader's request, which judges an answer against criteria, reasoning whatever the
+answer is about (`classifier.promptfoo`, `classifier.inspect_ai`). Tools
 offered with a request that names one (two words of its name, in order, or its whole name in
 "use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
@@ -43,6 +45,7 @@ CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
+GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -162,6 +165,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), BROWSER_STEP
     if v.browser_compaction:  # no ask, as OpenHands' condenser's
         return Intent("tool_calling", FILE_CONFIDENCE, "rule"), BROWSER_COMPACTION
+    if v.grader:  # one judge for every graded answer, whatever it grades
+        return Intent("reasoning", FORCED_CONFIDENCE, "rule"), GRADER
     if v.has_tools:
         why = asks_for_tools(v)
         if why:

@@ -1,0 +1,181 @@
+"""inspect_ai's multiple-choice prompts and its graders' requests.
+
+inspect_ai (0.3.285, MIT: `inspect_ai/solver/_multiple_choice.py`,
+`inspect_ai/scorer/_model.py`) sends each multiple-choice sample through its
+`multiple_choice()` solver, which writes the question and its choices into a fixed template,
+an answer-format directive first ("Answer the following multiple choice question. The entire
+content of your response should be of the following format: 'ANSWER: $LETTER' ..."). Read
+whole, the directive decided: all 10 questions of a live review (physics, calculus, logic,
+Python, history) were instruction 0.70-0.82 and stayed local; without it they were
+reasoning, math, coding as their content is. So of a text that is one of the templates filled
+(`MC_TEMPLATES`: the single-answer and the multiple-answer one, each with its
+chain-of-thought variant), the question and its choices are the ask (`question_ask`); the
+directive is the tool's. Told exactly: its `{letters}` are "A,B,..." as many as the choices
+"A) ...", "B) ..." after the question; a user who types "Answer the following multiple
+choice question" before words of their own is asking them as written.
+
+Its model-graded scorers (`model_graded_qa()`, `model_graded_fact()`) send the graded
+answer inside a judge's template, one user message: read whole, a judge was what it graded
+(a code answer's coding, on the local model that wrote it). They are a grader's requests
+(`grades`), judged by rule (`classifier.rules.rule_intent`), whatever they grade.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from classifier.message import per_text
+from classifier.templates import fills, fixed_parts, text_of, with_text
+
+SINGLE_ANSWER_TEMPLATE = r"""
+Answer the following multiple choice question. The entire content of your response should be of the following format: 'ANSWER: $LETTER' (without quotes) where LETTER is one of {letters}.
+
+{question}
+
+{choices}
+""".strip()  # noqa: E501
+
+SINGLE_ANSWER_TEMPLATE_COT = r"""
+Answer the following multiple choice question. The last line of your response should be of the following format: 'ANSWER: $LETTER' (without quotes) where LETTER is one of {letters}. Think step by step before answering.
+
+{question}
+
+{choices}
+""".strip()  # noqa: E501
+
+MULTIPLE_ANSWER_TEMPLATE = r"""
+Answer the following multiple choice question where multiple answers may be correct. The entire content of your response should be of the following format: 'ANSWER: $LETTERS' (without quotes) where LETTERS is one or more of {letters}.
+
+{question}
+
+{choices}
+""".strip()  # noqa: E501
+
+MULTIPLE_ANSWER_TEMPLATE_COT = r"""
+Answer the following multiple choice question where multiple answers may be correct. The last line of your response should be of the following format: 'ANSWER: $LETTERS' (without quotes) where LETTERS is one or more of {letters}. Think step by step before answering.
+
+{question}
+
+{choices}
+""".strip()  # noqa: E501
+
+MC_TEMPLATES = (
+    SINGLE_ANSWER_TEMPLATE,
+    SINGLE_ANSWER_TEMPLATE_COT,
+    MULTIPLE_ANSWER_TEMPLATE,
+    MULTIPLE_ANSWER_TEMPLATE_COT,
+)
+
+DEFAULT_MODEL_GRADED_QA_TEMPLATE = """
+You are assessing a submitted answer on a given task based on a criterion. Here is the data:
+
+[BEGIN DATA]
+***
+[Task]: {question}
+***
+[Submission]: {answer}
+***
+[Criterion]: {criterion}
+***
+[END DATA]
+
+Does the submission meet the criterion?
+
+{instructions}
+"""
+
+DEFAULT_MODEL_GRADED_FACT_TEMPLATE = """
+You are comparing a submitted answer to an expert answer on a given question. Here is the data:
+
+[BEGIN DATA]
+************
+[Question]: {question}
+************
+[Expert]: {criterion}
+************
+[Submission]: {answer}
+************
+[END DATA]
+
+Compare the factual content of the submitted answer with the expert answer. Ignore any differences in style, grammar, or punctuation.
+
+Does the submission contain the content in the expert answer?
+
+{instructions}
+"""  # noqa: E501
+
+_PLACEHOLDER = re.compile(r"\{(?:question|answer|criterion|instructions)\}")
+GRADER_TEMPLATES = tuple(
+    fixed_parts(template, _PLACEHOLDER)
+    for template in (DEFAULT_MODEL_GRADED_QA_TEMPLATE, DEFAULT_MODEL_GRADED_FACT_TEMPLATE)
+)
+# How far past the directive's opening its letters may run: "A,B,...,Z" then "1,2,..."
+# (`answer_character`), 26 choices in 51 characters; a hundred choices fit in 256
+LETTERS_WITHIN = 256
+
+
+def _split(template: str) -> tuple[str, str]:
+    """A multiple-choice template's directive around its `{letters}`: the text before them,
+    and after them to the question (the directive's end and "\\n\\n")."""
+    before, rest = template.split("{letters}")
+    after, choices = rest.split("{question}")
+    assert choices == "\n\n{choices}", "the choices follow the question"
+    return before, after
+
+
+_DIRECTIVES = tuple(map(_split, MC_TEMPLATES))
+
+
+def answer_character(index: int) -> str:
+    """The letter of the `index`th choice, as inspect_ai writes it: A to Z, then 1, 2..."""
+    return chr(ord("A") + index) if index < 26 else str(index - 25)
+
+
+def question_ask(message: object) -> object:
+    """The content of the ask `message` without inspect_ai's multiple-choice directive when
+    its text is one of `MC_TEMPLATES` filled: the question and its choices, as a string or
+    in the text part (`classifier.templates.with_text`); else the content as sent (the very
+    object)."""
+    sent = message.get("content") if isinstance(message, dict) else None
+    text = text_of(sent)
+    asked = _question(text) if text is not None else None
+    return sent if asked is None else with_text(sent, asked)
+
+
+@per_text
+def _question(text: str) -> str | None:
+    """The question and its choices of a text that is one of `MC_TEMPLATES` filled; None
+    for any other. Read once for a request (`classifier.message.per_text`: the classifier,
+    the conversation key and the ledger each ask)."""
+    for before, after in _DIRECTIVES:
+        if not text.startswith(before):
+            continue
+        stop = text.find(after, len(before), len(before) + LETTERS_WITHIN + len(after))
+        letters = text[len(before) : stop].split(",") if stop >= 0 else []
+        if not letters or letters != [answer_character(i) for i in range(len(letters))]:
+            continue
+        start = stop + len(after)
+        marks = (f"\n\n{letters[0]}) ", *(f"\n{letter}) " for letter in letters[1:]))
+        if fills(text, (text[:start], *marks, "")):
+            return text[start:]
+    return None
+
+
+def grades(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are a request of inspect_ai's model-graded scorers: one user
+    message, after two system messages at most (a model's configured system message), its
+    text one of `GRADER_TEMPLATES` filled (the question, the answer, the criterion and the
+    instructions, the default or a task's own)."""
+    if not messages or len(messages) > 3:
+        return False
+    last = messages[-1]
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return False
+    if not all(
+        isinstance(m, dict) and m.get("role") in ("system", "developer") for m in messages[:-1]
+    ):
+        return False
+    text = text_of(last.get("content"))
+    return text is not None and any(fills(text, parts) for parts in GRADER_TEMPLATES)

@@ -1,0 +1,77 @@
+"""An eval tool's fixed template with its placeholders filled, told exactly.
+
+Eval tools wrap what they test or grade in texts of their own (`classifier.inspect_ai`,
+`classifier.promptfoo`): a multiple-choice question inside an answer-format directive, an
+answer to grade inside a judge's instructions. Read as written, those texts decided the
+intent (found running inspect_ai and promptfoo against the router). Each template is kept
+as its tool's source writes it and split at its placeholders into the fixed texts between
+them (`fixed_parts`); a text is the template filled (`fills`) when it opens with the first,
+ends with the last and holds the others in order, whatever the values are. Only then: a
+user who types a template's opening and words of their own is asking those words.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+# A content part that holds text, as a chat or a Responses body writes it
+_TEXT_PARTS = ("text", "input_text")
+
+
+def fixed_parts(template: str, placeholder: re.Pattern[str]) -> tuple[str, ...]:
+    """The fixed texts of `template` around its placeholders (`placeholder`, a pattern of no
+    groups, matches one): one more than the placeholders, "" where two meet or one opens or
+    ends it."""
+    return tuple(placeholder.split(template))
+
+
+def fills(text: str, parts: tuple[str, ...]) -> bool:
+    """Whether `text` is the template of fixed `parts` (`fixed_parts`) with each placeholder
+    filled by any text, "" too. Each middle part is looked for at its first place after the
+    last one: if any placing fits, that one does (it leaves the most text for the others).
+    One scan of the text at most, and only for a text that opens and ends as the template
+    does: any other is told at its first characters."""
+    if len(parts) == 1:
+        return text == parts[0]
+    head, *middle, tail = parts
+    if len(text) < len(head) + len(tail) or not text.startswith(head):
+        return False
+    if not text.endswith(tail):
+        return False
+    at, end = len(head), len(text) - len(tail)
+    for part in middle:
+        found = text.find(part, at, end)
+        if found < 0:
+            return False
+        at = found + len(part)
+    return True
+
+
+def text_of(content: object) -> str | None:
+    """A message content's one text: a string, or the text of the one text part among its
+    parts (images beside it: an eval tool sends a sample's media after its text); None for
+    any other."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        return None
+    texts = [part for part in content if _is_text(part)]
+    if len(texts) != 1:
+        return None
+    text = texts[0]["text"]
+    return text if isinstance(text, str) else None
+
+
+def with_text(content: object, text: str) -> object:
+    """`content` (one `text_of`) with its text replaced by `text`: a string, or a copy of its
+    parts with the text part's text replaced (the request's own parts are never changed)."""
+    if not isinstance(content, list):
+        return text
+    return [{**part, "text": text} if _is_text(part) else part for part in content]
+
+
+def _is_text(part: object) -> bool:
+    """Whether a content part is a text part (`_TEXT_PARTS`)."""
+    kind: Any = part.get("type", "text") if isinstance(part, dict) else None
+    return kind in _TEXT_PARTS

@@ -1,0 +1,76 @@
+"""Eval tools' requests through the router: inspect_ai's multiple-choice questions are served
+as their question is, its and promptfoo's graders' requests as reasoning, whatever they grade
+(`classifier.inspect_ai`, `classifier.promptfoo`).
+
+Found running inspect_ai 0.3.285 and promptfoo 0.121.20 against the router: every
+multiple-choice question was instruction and stayed local, a code answer's grade was coding
+and went to the local model that wrote the code, and promptfoo's closed-QA grade, a system
+message alone, was read as nothing (the default route). The bodies are the ones they sent
+(`tests/fixtures/inspect-ai-0.3.285.md`, `tests/fixtures/promptfoo-0.121.20.md`); real
+sockets, the official SDK, the simulators as backends.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from classifier.rules import GRADER
+from tests.agent_apis.agent_stack import explained
+from tests.agent_apis.served import served, served_as_read
+from tests.harness import RunningRouter
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+INSPECT, PROMPTFOO = "inspect-ai-0.3.285", "promptfoo-0.121.20"
+
+
+def captured(tool: str, name: str) -> dict[str, Any]:
+    return dict(json.loads((FIXTURES / tool / name).read_text(encoding="utf-8")))
+
+
+@pytest.fixture(scope="module")
+def proxy(default_proxy: RunningRouter) -> RunningRouter:
+    """The router over a vLLM `local` and a `cloud`, the default routes."""
+    return default_proxy
+
+
+@pytest.mark.parametrize(
+    ("name", "where"),
+    [
+        ("multiple-choice-calculus.json", ("math", "cloud")),  # instruction, local before
+        ("multiple-choice-cot-logic.json", ("reasoning", "cloud")),
+        ("multiple-choice-python.json", ("coding", "local")),
+    ],
+)
+def test_a_multiple_choice_question_is_served_as_its_question(
+    proxy: RunningRouter, name: str, where: tuple[str, str]
+) -> None:
+    body = captured(INSPECT, name)
+    text = body["messages"][0]["content"]
+    question = text[text.index("\n\n") + 2 :]
+    served_as_read(proxy, body, question, where)
+    alone = {"model": "auto", "messages": [{"role": "user", "content": question}]}
+    assert served(proxy, alone) == where
+
+
+@pytest.mark.parametrize(
+    ("tool", "name"),
+    [
+        (PROMPTFOO, "llm-rubric-code.json"),  # coding, local before: the coder grading itself
+        (PROMPTFOO, "llm-rubric-math.json"),  # math
+        (PROMPTFOO, "factuality-code.json"),
+        (PROMPTFOO, "closedqa-code.json"),  # a system message alone: unknown, local before
+        (PROMPTFOO, "g-eval-steps.json"),
+        (INSPECT, "model-graded-qa-code.json"),  # over the Responses API; coding, local before
+    ],
+)
+def test_a_graders_request_is_served_as_reasoning_whatever_it_grades(
+    proxy: RunningRouter, tool: str, name: str
+) -> None:
+    body = captured(tool, name)
+    assert served(proxy, body) == ("reasoning", "cloud")
+    plan = explained(proxy, body, "responses" if "input" in body else None)
+    assert (plan["classifier"]["source"], plan["classifier"]["rule"]) == ("rule", GRADER)
