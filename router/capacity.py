@@ -91,6 +91,18 @@ def queued(limit: int | None, load: Load, now: float, fresh_s: float, alive: boo
     return (polled.waiting or 0.0) > 0
 
 
+def generating(load: Load, now: float, fresh_s: float) -> bool:
+    """Whether the backend's last poll, fresh, counts requests running: its engine is at
+    work, on the request asking (a whole reply, which shows nothing of its engine's work
+    until it is complete: `router.silence.Life.busy`) or on others. The engine's own word,
+    so no proof of life is asked, unlike for the router's in-flight counts (`queued`): a
+    request hung short of the engine is not counted there."""
+    polled = load.polled
+    if polled is None or now - load.polled_at > fresh_s:
+        return False
+    return (polled.running or 0.0) > 0
+
+
 class Capacity:
     """In-flight counts (an attempt judge), service times, polled gauges, windows.
 
@@ -177,6 +189,11 @@ class Capacity:
         if load is None:
             return False
         return queued(settings.max_concurrency, load, self.clock(), fresh_s, alive)
+
+    def generating(self, settings: BackendSettings, fresh_s: float) -> bool:
+        """`generating` for a backend; never one without a load (as `queued`)."""
+        load = self.loads.get(settings.name)
+        return load is not None and generating(load, self.clock(), fresh_s)
 
 
 def metrics_url(settings: BackendSettings) -> str | None:

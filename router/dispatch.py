@@ -174,10 +174,10 @@ class Dispatcher:
         except asyncio.CancelledError:
             # The client's hang-up is neutral for the breaker, unless the backend had said
             # nothing for so long that the silence is its failure (`router.silence`), and
-            # was not busy with others meanwhile.
+            # was not busy meanwhile: with others, or, for a whole reply, running requests.
             waited = time.monotonic() - started
-            dead = silent(call.stream, hold.working, waited, timeouts.first_token_s)
-            dead = dead and call.client_left and not self.life.busy(backend, started)
+            dead = silent(hold.working, waited, timeouts.first_token_s) and call.client_left
+            dead = dead and not self.life.busy(backend, started, whole=not call.stream)
             blame = SILENT if dead else None
             self._failed(
                 backend, attempt, span, started, "cancelled", None, call.client_left, blame

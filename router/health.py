@@ -34,10 +34,10 @@ STILL_DOWN_LOG_S = 900.0
 # Attempt errors that say "this backend is not working" (a refused key fails every request
 # until someone fixes it). Rate limits, overload, context length and client rejections are
 # answers from a working backend; cancellation is the client's doing. Neither kind moves
-# the breaker, but a stream its client gave up on after the backend's long silence does
-# (`silent`: `router.silence`; the attempt is still recorded `cancelled`). A timeout counts
-# unless it was the wait in a busy backend's queue: dispatch then tells `queued`
-# (`router.silence.QUEUED`), neutral as the hang-up there is.
+# the breaker, but a request (a stream or a whole reply) its client gave up on after the
+# backend's long silence does (`silent`: `router.silence`; the attempt is still recorded
+# `cancelled`). A timeout counts unless it was the wait in a busy backend's queue:
+# dispatch then tells `queued` (`router.silence.QUEUED`), neutral as the hang-up there is.
 FAILURE_KINDS = frozenset(
     {
         SILENT,

@@ -101,6 +101,10 @@ class Resilience:
         """Whether a live attempt on the backend may wait in its queue (`Capacity.queued`)."""
         return self.capacity.queued(settings, 3 * self.settings.capacity_poll_s, alive)
 
+    def generating(self, settings: BackendSettings) -> bool:
+        """Whether the backend reports requests running (`Capacity.generating`)."""
+        return self.capacity.generating(settings, 3 * self.settings.capacity_poll_s)
+
     def states(self) -> Mapping[str, BackendState]:
         """With when a skipped backend may serve again: its open circuit's next trial, the
         ends of the waits its 429 or 503 asked for, and for a gated one the end of its next
@@ -376,6 +380,8 @@ def install(components: Components) -> None:
     components.replay_observers.append(resilience.capacity)  # the router's own calls fill slots
     # A backend that queues is busy, not silent: its queued streams' hang-ups are no failure.
     components.gateway.dispatcher.life.queues.append(resilience.queued)
+    # And one whose engine runs requests is at work: a whole reply's silence proves nothing.
+    components.gateway.dispatcher.life.generating.append(resilience.generating)
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
     components.status_sections["resilience"] = resilience.status

@@ -1,17 +1,44 @@
 """A backend that says nothing: when a client's hang-up counts against the backend.
 
 A backend that takes connections and passes `/health` but never answers is judged by the
-router's first-token deadline (`timeouts.first_token_s`, kind `first_token_timeout`), but
-only when a client waits that long. Clients give up sooner (a person pressing Esc in Claude
-Code, an SDK's timeout), and a hang-up is the client's doing, neutral for the breaker: every
-request went to the dead backend first, none fell back, its circuit never opened and
-`smf_router_backend_up` stayed 1 (found in review). So a streamed attempt its client left
-after waiting `silent_after` with nothing from the backend that shows its engine at work on
-the request (`shows_work`) counts for the breaker as the backend's failure, kind `SILENT`,
-unless the backend is evidently alive or busy (`Life.busy`): silence is judged only of a
-backend silent to everyone, with no queue it reports. The request is still `cancelled`
-(499) and the attempt's row and metrics still say `cancelled`: that is what ended them; only
-the breaker's verdict (and the attempt span's status, `router.dispatch`) differs.
+router's first-token deadline (`timeouts.first_token_s`, kind `first_token_timeout`) or, for
+a whole (non-streamed) reply, by `timeouts.total_s` alone (540 s by default), but only when a
+client waits that long. Clients give up sooner (a person pressing Esc in Claude Code, an
+SDK's timeout: OpenHands' 300 s, browser-use's 75 s step, Shell-GPT's 60 s), and a hang-up
+is the client's doing, neutral for the breaker: every request went to the dead backend
+first, none fell back, its circuit never opened and `smf_router_backend_up` stayed 1 (found
+in review, for streams; then live, for whole replies, three times). So an attempt its client
+left after waiting `silent_after` with nothing from the backend that shows its engine at
+work on the request counts for the breaker as the backend's failure, kind `SILENT`, unless
+the backend is evidently alive or busy (`Life.busy`): silence is judged only of a backend
+silent to everyone, with no queue it reports. A stream shows work by its first output
+(`shows_work`); a whole reply shows nothing until it is complete, so its only evidence of
+work is the backend's: another request answered meanwhile, or vLLM's `/metrics` counting
+requests running (`Life.generating`), which a long healthy generation (4096 tokens take one
+to two minutes on a local GPU) shows all along, and a request hung short of the engine (in a
+wedged server or a proxy in front) never does. An engine stuck with requests running looks
+busy then: its whole replies are judged by `total_s` (a timeout counts), its streams by
+their silence.
+
+A backend whose `/metrics` the router does not read (a cloud API, Ollama) has no such count:
+there a whole reply its client left past `silent_after`, with nothing else answered there
+meanwhile, is one silence, however healthy the generation it cut. That is accepted: one opens
+nothing, the circuit opens after `failure_threshold` (3) in a row, and any success on the
+backend (another request's, a short one's) starts the count again; a backend whose every
+answer, for three clients in a row, outlasted what they would wait gave none of them an
+answer, and the next requests are better off at the fallback. Judging no whole reply there
+instead would leave a hung Ollama, or a cloud API that hangs, as the review found the local
+one: never left.
+
+An opened circuit's trial is a live request (`router.health.UNPROBED_KINDS`: `/health`
+passes on a hung backend), which meets the hung backend again: a lone client whose next
+request comes after the open wait (`open_s`, up to `max_open_s`) waits out its own timeout
+once more for each trial. `timeouts.total_s` below the clients' timeout still fails over
+sooner: within the request, from the first hung one on.
+
+The request is still `cancelled` (499) and the attempt's row and metrics still say
+`cancelled`: that is what ended them; only the breaker's verdict (and the attempt span's
+status, `router.dispatch`) differs.
 """
 
 from __future__ import annotations
@@ -59,15 +86,16 @@ def silent_after(first_token_s: float) -> float:
     return min(first_token_s, SILENT_S)
 
 
-def silent(stream: bool, working: bool, waited_s: float, first_token_s: float) -> bool:
+def silent(working: bool, waited_s: float, first_token_s: float) -> bool:
     """Whether an attempt its client left after `waited_s` counts as its backend's failure
-    (unless `Life.busy` excuses it): a stream that showed nothing of its engine at work yet
-    (`Hold.working` false: headers, keep-alive comments and openers are no answer), after at
-    least `silent_after(first_token_s)`. Never a whole reply: a healthy backend sends nothing
-    of one until it is complete (a long answer takes minutes, bounded by `total_s` alone), so
-    its silence is how an answer looks. Never a stream after its engine showed work: the
-    backend was working when the client left."""
-    return stream and not working and waited_s >= silent_after(first_token_s)
+    (unless `Life.busy` excuses it): one that showed nothing of its engine at work yet
+    (`Hold.working` false: headers, keep-alive comments and openers are no answer; a whole
+    reply's attempt shows nothing before it is complete, and one that completed is no longer
+    an attempt to leave), after at least `silent_after(first_token_s)`. Never a stream after
+    its engine showed work: the backend was working when the client left. A whole reply's
+    silence is how a long healthy answer looks too, so `Life.busy` reads more evidence for
+    it (`whole`)."""
+    return not working and waited_s >= silent_after(first_token_s)
 
 
 def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
@@ -95,19 +123,22 @@ def shows_work(api: Api, translated: bool, obj: dict[str, Any]) -> bool:
 class Life:
     """Evidence that a backend is alive or busy, against which a silence proves nothing (nor
     a deadline that fired before the backend showed work on the request: `QUEUED`):
-    when any stream on it last showed its engine at work, and the sources (`queues`: the
-    capacity tracker, `Capacity.queued`) that say a request sent there now may wait in its
-    queue. A vLLM with `max-num-seqs` full sends a queued stream its headers alone, and
-    clients giving up on such streams opened the circuit of a backend streaming other
-    answers (found in re-review): an overloaded backend is a working one. Kept per backend
-    object, so a reload that re-points a backend starts its evidence over; shared by the
-    dispatchers a reload makes."""
+    when any stream on it last showed its engine at work or a whole reply of it came, the
+    sources (`queues`: the capacity tracker, `Capacity.queued`) that say a request sent
+    there now may wait in its queue, and those (`generating`: `Capacity.generating`) that
+    say its engine reports requests running. A vLLM with `max-num-seqs` full sends a queued
+    stream its headers alone, and clients giving up on such streams opened the circuit of a
+    backend streaming other answers (found in re-review): an overloaded backend is a working
+    one. Kept per backend object, so a reload that re-points a backend starts its evidence
+    over; shared by the dispatchers a reload makes."""
 
     def __init__(self) -> None:
         self._heard: weakref.WeakKeyDictionary[Backend, float] = weakref.WeakKeyDictionary()
         # settings, and whether the backend was heard of late (`busy`): in-flight counts
         # are evidence of a queue only then
         self.queues: list[Callable[[BackendSettings, bool], bool]] = []
+        # settings: whether the backend's engine reports requests running now
+        self.generating: list[Callable[[BackendSettings], bool]] = []
 
     def heard(self, backend: Backend) -> None:
         """A stream on `backend` showed its engine at work, now, or a whole reply came."""
@@ -122,16 +153,30 @@ class Life:
                 self._heard[backend] = time.monotonic()
             yield piece
 
-    def busy(self, backend: Backend, since: float) -> bool:
+    def busy(self, backend: Backend, since: float, whole: bool = False) -> bool:
         """Whether `backend` is evidently alive or busy for an attempt started at `since`
-        (monotonic): a stream on it showed work since, or a source says it queues. Whether
-        it was heard within `silent_after` before the attempt began is what the sources are
-        told: the attempt waited that long since, so a window ending now would hold nothing
-        the first test had not taken; a backend heard of late may well have its slots full
-        of live requests, one heard of long before (or never) is no evidence of that."""
+        (monotonic): a stream on it showed work since, or a whole reply came, or a source
+        says it queues, or, for a `whole` reply's silence, a source says its engine has
+        requests running. Whether it was heard within `silent_after` before the attempt began
+        is what the queue sources are told: the attempt waited that long since, so a window
+        ending now would hold nothing the first test had not taken; a backend heard of late
+        may well have its slots full of live requests, one heard of long before (or never)
+        is no evidence of that.
+
+        Requests running are read for a whole reply's silence only. That reply shows nothing
+        of the engine's work until it is complete, and the count is the one sign of it: a
+        long healthy generation whose client left after 30 s was otherwise taken for a
+        silence. A stream shows its engine's work itself, by its first output: one silent
+        past `silent_after` while the engine reports requests running is a stuck engine or
+        a very long prefill, judged as before. Nor does a deadline read it
+        (`QUEUED`): a whole reply past its `total_s` while the engine runs requests is a
+        generation past its bound, not a wait in a queue."""
         heard = self._heard.get(backend)
         if heard is not None and heard > since:
             return True
-        window = silent_after(backend.settings.timeouts.first_token_s)
+        settings = backend.settings
+        if whole and any(running(settings) for running in self.generating):
+            return True
+        window = silent_after(settings.timeouts.first_token_s)
         alive = heard is not None and heard >= since - window
-        return any(queued(backend.settings, alive) for queued in self.queues)
+        return any(queued(settings, alive) for queued in self.queues)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from router.capacity import Capacity, Load, queued
+from router.capacity import Capacity, Load, generating, queued
 from router.config import Backend as BackendSettings
 from router.silence import Life, shows_work, silent_after
 from router.vllm_metrics import VllmCapacity
@@ -109,3 +109,33 @@ def test_a_request_may_wait_in_the_backend_queue(
     one they may be hung as well (found in re-review)."""
     assert queued(limit, load, now=0.0, fresh_s=3.0, alive=True) is heard
     assert queued(limit, load, now=0.0, fresh_s=3.0, alive=False) is unheard
+
+
+def test_requests_running_excuse_a_whole_replys_silence_only() -> None:
+    """A whole reply shows nothing of its engine's work until it is complete: the engine's
+    count of requests running is the sign of it. A stream shows its own (its first output),
+    and a deadline past the count is a generation past its bound, not a queue (`QUEUED`)."""
+    life = Life()
+    local: Any = _Backend("local")
+    life.generating.append(lambda settings: settings.name == "local")
+    since = time.monotonic()
+    assert life.busy(local, since, whole=True)
+    assert not life.busy(local, since)
+    assert not life.busy(_Backend("other"), since, whole=True)
+
+
+@pytest.mark.parametrize(
+    ("polled", "at", "running"),
+    [
+        (None, 0.0, False),  # never polled (a cloud API, Ollama): no count to read
+        (VllmCapacity(0.0, 0.0, 0.0), 0.0, False),  # a request hung short of the engine
+        (VllmCapacity(1.0, 0.0, 0.1), 0.0, True),  # a generation, this one's or another's
+        (VllmCapacity(None, 2.0, 0.1), 0.0, False),  # no running series
+        (VllmCapacity(1.0, 0.0, 0.1), -10.0, False),  # a stale poll is ignored
+    ],
+)
+def test_a_fresh_poll_counting_requests_running_says_the_engine_generates(
+    polled: VllmCapacity | None, at: float, running: bool
+) -> None:
+    """No proof of life is asked of the engine's own word, unlike of the in-flight counts."""
+    assert generating(Load(inflight=1, polled=polled, polled_at=at), 0.0, 3.0) is running
