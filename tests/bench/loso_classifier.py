@@ -5,11 +5,16 @@ reported (docs/classifier.md, "Variants tried").
 For each seed (13, 14, 15: the seed draws the detector's negative sentences), every training
 source is scored by a model fit without it, its own detector too (`calibration.out_of_fold`:
 the folds the shipped temperature is fit to), once in the shipped configuration and once
-with complement naive Bayes' log-probabilities added to the LR's weights
-(`TrainConfig.nb_scale`, `classifier.train.nb_weights`). Per seed and configuration it
-prints:
+with another weight of complement naive Bayes' log-probabilities added to the LR's weights
+(`TrainConfig.nb_scale`, `classifier.train.nb_weights`; `--nb-scale 0` is the model shipped
+before 2026-12-06). Per seed and configuration it prints:
 
 - the macro-F1 of the left-out predictions (a temperature moves no label);
+- the route accuracy of the left-out predictions as the router routes them: each source's
+  scores tempered by the temperature fit to the other sources' scores, and below the shipped
+  `min_confidence` (0.35) sent to the default local route whatever the label. Labels and
+  confidence meet in this one number: a variant that gains labels but spreads confidence
+  sends more requests to the default route and can lose here;
 - the temperature fit to all left-out scores, as training fits it;
 - whether a temperature carries to a source it was not fit on: each source's expected
   calibration error under the temperature fit to the other sources' scores, against none
@@ -35,13 +40,14 @@ import numpy.typing as npt
 from scipy.optimize import minimize
 
 from classifier import calibration, corpus
-from classifier.evaluation import calibration_error, prf
+from classifier.evaluation import LOCAL, calibration_error, prf
 from classifier.intent import INTENTS
 from classifier.train import TrainConfig
 
 F64 = npt.NDArray[np.float64]
 I64 = npt.NDArray[np.int64]
 SEEDS = (13, 14, 15)
+MIN_CONFIDENCE = 0.35  # the shipped `classifier.min_confidence` (default route: coding, local)
 
 
 def macro_f1(scores: F64, gold: I64) -> float:
@@ -69,15 +75,32 @@ def nested_ece(scores: F64, gold: I64, sources: npt.NDArray[np.str_]) -> tuple[f
     return none / len(gold), fitted / len(gold)
 
 
-def stacked_weight(base: F64, combined: F64, gold: I64, scale: float) -> float:
+def routed_accuracy(scores: F64, gold: I64, sources: npt.NDArray[np.str_]) -> float:
+    """Route accuracy as the router routes (`evaluation.as_routed` at the shipped
+    `min_confidence`), each source tempered by the temperature fit to the others' scores, as
+    a source the model never saw meets the shipped temperature."""
+    local = np.array([intent in LOCAL for intent in INTENTS])
+    hits = 0
+    for source in sorted(set(sources.tolist())):
+        out = sources == source
+        t = calibration.fit_temperature(scores[~out], gold[~out])
+        p = calibration.tempered_probabilities(scores[out], t)
+        routed = np.where(p.max(axis=1) < MIN_CONFIDENCE, True, local[p.argmax(axis=1)])
+        hits += int((routed == local[gold[out]]).sum())
+    return hits / len(gold)
+
+
+def stacked_weight(base: F64, combined: F64, gold: I64, base_scale: float, scale: float) -> float:
     """The NB weight relative to the LR's, b / a of `a * lr + b * nb`, of least log loss on
-    the left-out rows. Both inputs are log-probabilities, so `combined - base` is `scale`
+    the left-out rows, from two models that differ only in the NB weight (`base_scale`,
+    `scale`). Both inputs are log-probabilities, so `combined - base` is `scale - base_scale`
     times the NB term plus a constant per row, which no softmax sees."""
-    nb = (combined - base) / scale
+    nb = (combined - base) / (scale - base_scale)
+    lr = base - base_scale * nb
     rows = np.arange(len(gold))
 
     def loss(ab: F64) -> float:
-        z = ab[0] * base + ab[1] * nb
+        z = ab[0] * lr + ab[1] * nb
         z = z - z.max(axis=1, keepdims=True)
         logp = z[rows, gold] - np.log(np.exp(z).sum(axis=1))
         return float(-logp.mean())
@@ -88,7 +111,7 @@ def stacked_weight(base: F64, combined: F64, gold: I64, scale: float) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--nb-scale", type=float, default=1.0, help="the variant's NB weight")
+    parser.add_argument("--nb-scale", type=float, default=0.0, help="the variant's NB weight")
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
     # constraint-insertion augmentation instead of NB (`TrainConfig.augment_rows`)
     parser.add_argument("--augment-rows", type=int, default=0)
@@ -101,8 +124,11 @@ def main() -> None:
     # `out_of_fold` scores the sources in sorted order, each source's rows in file order
     order = [r.source for s in sorted({r.source for r in rows}) for r in rows if r.source == s]
     sources = np.array(order)
-    print("| seed | model | LOSO macro-F1 | temperature | nested ECE: none -> tempered |")
-    print("|---|---|---|---|---|")
+    print(
+        "| seed | model | LOSO macro-F1 | LOSO route accuracy as routed | temperature"
+        " | nested ECE: none -> tempered |"
+    )
+    print("|---|---|---|---|---|---|")
     gains: list[float] = []
     for seed in args.seeds:
         shipped = TrainConfig(seed=seed)
@@ -128,14 +154,17 @@ def main() -> None:
             none, tempered = nested_ece(scores, gold, sources)
             print(
                 f"| {seed} | {name} | {macro_f1(scores, gold):.4f}"
+                f" | {routed_accuracy(scores, gold, sources):.4f}"
                 f" | {calibration.fit_temperature(scores, gold)} | {none:.4f} -> {tempered:.4f} |"
             )
         (base, gold), (combined, _) = out.values()
         gains.append(macro_f1(combined, gold) - macro_f1(base, gold))
         if augmenting:
             continue
-        weight = stacked_weight(base, combined, gold, args.nb_scale)
-        print(f"|  | NB weight of least log loss | {weight:.3f} |  |  |")
+        if args.nb_scale == shipped.nb_scale:
+            continue
+        weight = stacked_weight(base, combined, gold, shipped.nb_scale, args.nb_scale)
+        print(f"|  | NB weight of least log loss | {weight:.3f} |  |  |  |")
     print("\ngain in LOSO macro-F1 per seed: " + ", ".join(f"{g:+.4f}" for g in gains))
 
 
