@@ -78,10 +78,10 @@ def doc_text(model_path: Path = artifact.MODEL_PATH, data_dir: Path = corpus.DAT
     validation = corpus.load("validation", data_dir)
     report = evaluate(validation, run)
     shipped_row = (
-        "**shipped**: + the detector's negative sentences read through the clip too (none"
-        " from text a request's clip leaves out); held-out labels follow the old policy at"
-        " two edges (see round 4),"
-        f" C={model.metadata['c']}",
+        "**shipped**: + complement NB x0.5 in the LR's weights (TrainConfig.nb_scale,"
+        " 2026-12-06; LOSO at seeds 13 / 14 / 15: 0.7023 / 0.7023 / 0.7029, route accuracy as"
+        " routed 0.806 / 0.805 / 0.806); held-out labels follow the old policy at two edges"
+        f" (see round 4), C={model.metadata['c']}",
         f"{report.macro_f1:.3f}",
         f"{report.route_accuracy:.3f}",
         SHIPPED_LATENCY,

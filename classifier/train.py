@@ -44,8 +44,8 @@ class TrainConfig:
     # sentences of non-instruction training rows added to the detector's negatives
     detector_negatives: int = 2000
     # weight of complement naive Bayes' log-probabilities added to the LR's weights
-    # (`nb_weights`); 0, the shipped model, leaves the logistic model alone
-    nb_scale: float = 0.0
+    # (`nb_weights`); 0 leaves the logistic model alone (the model shipped until 2026-12-06)
+    nb_scale: float = 0.5
     # rows made by putting a written constraint sentence into a chat-style writing, prose or
     # reasoning request (`classifier/augment.py`); 0, the shipped model, makes none (1000,
     # with augment_negatives 1, augment_weight 0.5 and augment_drafts 0.2, gained a little

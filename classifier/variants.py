@@ -391,4 +391,26 @@ VARIANTS: list[tuple[str, ...]] = [
         "0.909 / 0.909 / 0.908",
         "~0",
     ),
+    (
+        "shipped until 2026-12-06: + the detector's negative sentences read through the clip"
+        " too (LOSO at seeds 13 / 14 / 15: 0.693 / 0.6945 / 0.6945; route accuracy as routed,"
+        " a column of tests/bench/loso_classifier.py since 2026-12-06: 0.796 / 0.796 / 0.796)",
+        "0.803",
+        "0.911",
+        "0.17 ms",
+    ),
+    (
+        "  + complement NB in the weights x0.25 / x0.75 / x1 (LOSO at seed 13: 0.7008 / 0.7044 /"
+        " 0.7071; as routed 0.801 / 0.806 / 0.808; temperature 0.911 / 1.046 / 1.119)",
+        "- / - / 0.814",
+        "- / - / 0.913",
+        "~0",
+    ),
+    (
+        "  constraint augmentation with draft look-alikes, 0.2 (above): route accuracy as"
+        " routed 0.796 / 0.796 / 0.797 at seeds 13 / 14 / 15, no gain where the router decides",
+        "0.806",
+        "0.908",
+        "~0",
+    ),
 ]

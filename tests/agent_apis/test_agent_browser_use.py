@@ -76,7 +76,8 @@ def test_an_extraction_goes_where_its_query_alone_goes(default_proxy: RunningRou
     query = "<user_request> List every item and price"
     alone = {"model": "auto", "messages": [{"role": "user", "content": query}]}
     assert explained(default_proxy, body)["classifier"]["read"]["latest_chars"] == len(query)
-    assert served(default_proxy, body) == served(default_proxy, alone)
+    # the backend: its system prompt, a weak signal, may move the label within the route
+    assert served(default_proxy, body)[1] == served(default_proxy, alone)[1] == "local"
 
 
 def test_the_compaction_is_its_agents_work(default_proxy: RunningRouter) -> None:

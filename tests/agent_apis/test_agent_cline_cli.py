@@ -52,7 +52,10 @@ def test_a_short_ask_is_coding_and_served_locally(proxy: RunningRouter, ask: str
     plan = explained(proxy, first_turn(ask))
     assert plan["intent"]["label"] == "coding"
     rule = "agent_session: an agent's built-in tools offered"
-    assert plan["classifier"]["rule"].startswith(rule)
+    # the session's rule, or the model itself where it reads the ask as coding in the session
+    # ("write unit tests for build_parser" since complement NB's term, 2026-12-06)
+    assert (plan["classifier"]["rule"] or rule).startswith(rule)
+    assert plan["classifier"]["rule"] or plan["classifier"]["model_intent"] == "coding"
     client = openai.OpenAI(base_url=proxy.url, api_key="x", max_retries=0)
     body = first_turn(ask)  # streamed, as the Cline CLI asks
     with client.chat.completions.with_streaming_response.create(**body) as raw:
@@ -67,13 +70,14 @@ def explained(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, Any]:
 
 def test_an_ask_clearly_of_other_work_stays_what_it_is(proxy: RunningRouter) -> None:
     """The session makes an unsure reading coding, not a clear one: a haiku stays prose,
-    and so does "why does the login page return 500?" stay reasoning, which the model reads
-    so at 0.93 (the rule's floor is 0.95 of other work than coding)."""
+    an integral math. ("why does the login page return 500?" stayed reasoning, read so at
+    0.93 under the rule's floor of 0.95 of other work than coding; since complement NB's
+    term, 2026-12-06, the model itself reads it as coding in the session.)"""
     assert explained(proxy, first_turn("write a haiku about autumn leaves"))["intent"]["label"] == (
         "prose"
     )
-    plan = explained(proxy, first_turn("why does the login page return 500?"))
-    assert plan["intent"]["label"] == "reasoning" and plan["classifier"]["rule"] is None
+    plan = explained(proxy, first_turn("what is the integral of x^2 sin x?"))
+    assert plan["intent"]["label"] == "math" and plan["classifier"]["rule"] is None
 
 
 def test_its_own_tool_names_are_listed_and_the_others_are_not() -> None:

@@ -60,22 +60,30 @@ def test_an_anthropic_json_retry_goes_where_its_ask_went(proxy: RunningRouter, n
 
 
 @pytest.mark.parametrize(
-    ("name", "api", "intent"),
+    ("name", "api", "first", "intent"),
     [
-        ("md-json-retry.json", None, "instruction"),
-        ("anthropic-json-retry-2.json", "messages", "math"),
+        ("md-json-retry.json", None, "md-json.json", "coding"),
+        ("anthropic-json-retry-2.json", "messages", "anthropic-json.json", "math"),
         # a forced call of its one tool: tool_calling, whatever is read
-        ("anthropic-tools-stream-retry.json", "messages", "tool_calling"),
+        (
+            "anthropic-tools-stream-retry.json",
+            "messages",
+            "anthropic-tools-stream.json",
+            "tool_calling",
+        ),
     ],
 )
 def test_explain_reads_the_ask_before_the_retry(
-    proxy: RunningRouter, name: str, api: str | None, intent: str
+    proxy: RunningRouter, name: str, api: str | None, first: str, intent: str
 ) -> None:
+    """Read as its first request, whatever the model reads that as (the JSON extraction was
+    instruction until complement NB's term, 2026-12-06, coding since: local either way)."""
     body = captured(name)
     ask = body["messages"][0 if api else 1]["content"]
     plan = explained(proxy, body, api)
     read = plan["classifier"]["read"]
     assert (read["latest_chars"], read["first_chars"]) == (len(ask), 0)
+    assert plan["intent"]["label"] == explained(proxy, captured(first), api)["intent"]["label"]
     assert plan["intent"]["label"] == intent
     # instructor is no coding agent: its retry makes the request no agent's session
     assert plan["classifier"]["rule"] != "agent_session"

@@ -51,9 +51,11 @@ def test_the_readonly_turn_as_sent_is_coding() -> None:
     ],
 )
 def test_a_short_coding_ask_in_cn_is_coding(body: dict[str, Any], ask: str) -> None:
-    """By the rule, or by the model where the session's first ask, coding, tips it."""
+    """By the rule, or by the model where the session's first ask, coding, tips it; above
+    the shipped `classifier.min_confidence` (0.35) either way, so it takes the coding route,
+    not the default one (the model's own reading can be less sure than the rule's)."""
     intent = classify(asking(body, ask))
-    assert intent.label == "coding" and intent.confidence > 0.5
+    assert intent.label == "coding" and intent.confidence > 0.35
     assert view(asking(body, ask)).agent_tools
 
 

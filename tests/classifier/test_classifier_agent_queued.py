@@ -75,13 +75,16 @@ def test_a_message_typed_while_claude_code_works_is_the_latest_ask(
     """In a reminder, the message was cut with it: the refactoring stayed the latest ask,
     coding 0.87. As a text or a system turn (newer Claude Code sends one, after the result),
     it was read with the header and the footer, coding 0.44. Alone beside the result, as a
-    message the user sent there, it is reasoning 0.53. The label is now the agent_session
-    rule's; the model's reading is checked."""
+    message the user sent there, it was reasoning 0.53 (the agent_session rule made it
+    coding). The model's reading is checked to be that of the message alone: the same
+    probabilities, none of the header's or the footer's words among its features."""
     body = loop(*turns)
     assert view(body).latest == SKY
     assert not view(body).after_tool_result
     assert classify(body) == classify(loop(beside_result(SKY)))
-    assert explain(body)["model_intent"] == "reasoning"
+    shown, alone = explain(body), explain(loop(beside_result(SKY)))
+    assert shown["top_intents"] == alone["top_intents"]
+    assert shown["read"]["latest_chars"] == len(SKY)
 
 
 AROUND = {

@@ -93,7 +93,11 @@ def test_a_coding_agents_short_ask_is_coding(agent: str, ask: str) -> None:
     body = AGENTS[agent](ask)
     intent = classify(body)
     shown = explain(body)
-    assert (intent.label, intent.source) == ("coding", "rule"), shown
+    assert intent.label == "coding", shown
+    if intent.source == "model":  # the model itself reads the ask in the session as coding
+        assert (shown["model_intent"], shown["rule"]) == ("coding", None)
+        assert intent.confidence > 0.35  # the shipped min_confidence: the coding route
+        return
     assert shown["rule"].startswith("agent_session: an agent's built-in tools offered")
     assert shown["model_intent"] in ("writing", "reasoning")  # the model's reading, shown
     assert (shown["intent"], shown["confidence"]) == ("coding", intent.confidence)
@@ -102,10 +106,11 @@ def test_a_coding_agents_short_ask_is_coding(agent: str, ask: str) -> None:
 
 def test_an_agents_text_in_a_user_turn_says_it_is_a_coding_agents_session() -> None:
     """Cline without native tools offers none: its task tag and editor state say so."""
-    body = cline("write unit tests for build_parser")
+    ask = "write a docstring for main() explaining the exit codes"
+    body = cline(ask)
     assert (classify(body).label, classify(body).source) == ("coding", "rule")
     assert explain(body)["rule"].startswith("agent_session: an agent's text in a user turn")
-    alone = plain("write unit tests for build_parser")
+    alone = plain(ask)
     assert (classify(alone).label, classify(alone).source) == ("writing", "model")
 
 

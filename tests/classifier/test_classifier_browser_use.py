@@ -27,6 +27,7 @@ from classifier.browser_use import (
     REQUEST_END,
     REQUEST_OPENING,
 )
+from classifier.evaluation import LOCAL
 from classifier.request import view
 from classifier.rules import BROWSER_COMPACTION, BROWSER_STEP
 from router.conversation import conversation_key
@@ -109,12 +110,15 @@ def test_the_judge_is_what_the_task_alone_is() -> None:
 
 @pytest.mark.parametrize("name", sorted(QUERIES))
 def test_an_extraction_is_read_by_its_query(name: str) -> None:
-    """Not the page's markdown nor the output schema: the query the agent wrote."""
+    """Not the page's markdown nor the output schema: the query the agent wrote. Its
+    system prompt stays a weak signal, which may move the label within a route (the
+    structured extraction reads coding, its query alone tool_calling, since complement NB's
+    term, 2026-12-06), not across."""
     body = captured(name)
     seen = view(body)
     assert (seen.latest, seen.first, seen.browser_step) == (QUERIES[name], "", False)
     alone = {"model": "auto", "messages": [{"role": "user", "content": QUERIES[name]}]}
-    assert classify(body).label == classify(alone).label
+    assert (classify(body).label in LOCAL) == (classify(alone).label in LOCAL)
 
 
 def test_the_compaction_asks_nothing_and_is_its_agents_work() -> None:

@@ -14,19 +14,28 @@ from classifier.request import view, view_cut
 from classifier.rules import TOOLS_PRIOR
 from tests.harness import breaks_on_call
 
-# The reviewer's row: coding alone, tool_calling after a tool result, by the tools prior.
+# The reviewer's row: coding alone, and tool_calling after a tool result by the tools prior
+# until the model learnt with complement NB's term (2026-12-06): coding both ways now.
 PIP = (
     'Got "error: externally-managed-environment" from pip on Debian 12. '
     "What is the right way to install packages for my script?"
 )
+# An ask the tools prior turns: writing alone, tool_calling after a tool result.
+UNREAD = "Summarise my unread emails"
 CALL = {"id": "1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
-AFTER_TOOL = {
-    "messages": [
-        {"role": "user", "content": PIP},
-        {"role": "assistant", "content": None, "tool_calls": [CALL]},
-        {"role": "tool", "tool_call_id": "1", "content": "ok"},
-    ]
-}
+
+
+def after_tool(ask: str) -> dict[str, Any]:
+    return {
+        "messages": [
+            {"role": "user", "content": ask},
+            {"role": "assistant", "content": None, "tool_calls": [CALL]},
+            {"role": "tool", "tool_call_id": "1", "content": "ok"},
+        ]
+    }
+
+
+AFTER_TOOL = after_tool(PIP)
 
 
 def shares(request: dict[str, Any]) -> dict[str, float]:
@@ -51,13 +60,13 @@ def test_feature_weights_are_shares_of_the_margin_over_the_runner_up(
 
 
 def test_the_tools_prior_that_decided_the_label_is_named() -> None:
-    """After a tool result the ×2 prior turned coding into tool_calling, and the
-    explanation left it out (found in review)."""
-    assert classify(body(PIP)).label == "coding"
-    info = explain(AFTER_TOOL)
-    assert (info["intent"], info["top_intents"][1]["intent"]) == ("tool_calling", "coding")
+    """After a tool result the ×2 prior turned the reviewer's coding row into tool_calling,
+    and the explanation left it out (found in review)."""
+    assert classify(body(UNREAD)).label == "writing"
+    info = explain(after_tool(UNREAD))
+    assert (info["intent"], info["top_intents"][1]["intent"]) == ("tool_calling", "writing")
     assert {"feature": "prior:tools", "weight": round(math.log(TOOLS_PRIOR), 4)} in info["features"]
-    assert "prior:tools" not in shares(body(PIP))  # no tools, no prior
+    assert "prior:tools" not in shares(body(UNREAD))  # no tools, no prior
 
 
 def test_a_rule_decision_shows_the_model_reading_it_overrode() -> None:

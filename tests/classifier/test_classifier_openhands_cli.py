@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.harness_tools import HARNESS_TOOLS, PLAIN_NAMES
 from classifier.request import view
 
@@ -128,4 +128,8 @@ def test_its_task_tool_is_its_agents_own() -> None:
     assert (seen.latest, seen.agent_tools) == (DELEGATE, True)
     assert "task" not in seen.tool_names.split()
     intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    rule = explain(body)["rule"]
+    assert rule is None or rule.startswith("agent_session"), rule  # not named as a tool
+    # coding by the session's rule, or tool_calling by the model's own reading of "Use the
+    # task tool ..." (since complement NB's term, 2026-12-06): local work either way
+    assert intent.label in ("coding", "tool_calling") and intent.confidence > 0.35

@@ -34,7 +34,10 @@ ROLE = "You are a code reviewer. Review the repository's code for bugs and expla
 BILLING = "x-anthropic-billing-header: cc_version=2.1.197.4f2; cc_entrypoint=cli; cch=00000;"
 # The `tools:` a custom subagent may be given, all of them plain names
 TOOLSETS = {"docs": ["Read", "Write", "Edit"], "research": ["Read", "WebSearch", "WebFetch"]}
-ASKS = ["explain what sync_dir does in utils.py", "write unit tests for build_parser"]
+ASKS = [
+    "explain what sync_dir does in utils.py",
+    "write a docstring for main() explaining the exit codes",
+]
 
 
 def chat(system: str | list[dict[str, Any]], names: list[str], ask: str) -> dict[str, Any]:
