@@ -18,7 +18,7 @@ from functools import partial
 import orjson
 
 from router.simulator import endpoints, playback, servers
-from router.simulator.answer import Reply, compose, rng_for
+from router.simulator.answer import Prompt, Reply, compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
@@ -38,6 +38,7 @@ from router.simulator.errors import (
 from router.simulator.faults import ECHOES, IN_BAND, Fault, FaultError, choose, split_model
 from router.simulator.generation import (
     Ask,
+    Choice,
     Generation,
     aborted,
     budget,
@@ -263,8 +264,9 @@ class Simulator:
         it serves, an output limit over the window, naming the field it checked; the cloud
         profile, on chat, one over its model's cap (`SimSettings.max_output_tokens`)."""
         window = self.settings.window
-        if ask.prompt_tokens > window:
-            raise ApiError(400, "context_length", window=window, prompt_tokens=ask.prompt_tokens)
+        longest = max(size for _, size in ask.prompts)  # a batch's prompts fit one by one
+        if longest > window:
+            raise ApiError(400, "context_length", window=window, prompt_tokens=longest)
         vllm = self.settings.profile == "vllm"
         if vllm and ask.max_tokens is not None and ask.max_tokens > window:
             mt, name = ask.max_tokens, ask.max_tokens_param
@@ -286,21 +288,30 @@ class Simulator:
         return prefix + (given or f"{ids.getrandbits(64):016x}")
 
     def generation(self, ask: Ask) -> Generation:
-        limit = budget(ask, self.settings.window)
+        """`n` choices of each prompt, in order (a completions batch has several)."""
+        choices = [
+            choice for prompt, size in ask.prompts for choice in self._answers(ask, prompt, size)
+        ]
+        return Generation(tuple(choices), ask.prompt_tokens, self.settings.tokens_per_chunk)
+
+    def _answers(self, ask: Ask, prompt: Prompt, size: int) -> list[Choice]:
+        """`n` choices of one prompt of `size` tokens: a test's script, a canary case's
+        answer, or the composed reply, cut to what the window leaves after the prompt."""
+        limit = budget(ask.max_tokens, size, self.settings.window)
         hermes = self.settings.profile == "vllm"  # its tool parser reads calls out of text
-        scripted = self.control.replies.get(ask.prompt.user.strip())
-        case = self.book.find(ask.prompt.user)
+        scripted = self.control.replies.get(prompt.user.strip())
+        case = self.book.find(prompt.user)
         choices = []
         for index in range(ask.n):
-            rng = rng_for(self.settings.seed, ask.prompt.user, index)
-            if scripted is not None and not ask.prompt.forces_call:  # a test's script first,
+            rng = rng_for(self.settings.seed, prompt.user, index)
+            if scripted is not None and not prompt.forces_call:  # a test's script first,
                 reply = Reply(text=scripted)  # unless the request forces a tool call
             elif case is not None:
-                reply = self.book.answer(case, ask.prompt, self._rng)
+                reply = self.book.answer(case, prompt, self._rng)
             else:
-                reply = compose(ask.prompt, rng)
+                reply = compose(prompt, rng)
             choices.append(choose_tokens(reply, limit, ask, rng, hermes))
-        return Generation(tuple(choices), ask.prompt_tokens, self.settings.tokens_per_chunk)
+        return choices
 
     async def _serve(
         self,

@@ -40,6 +40,15 @@ class Ask:
     extra: dict[str, Any] = field(default_factory=dict)
     # vLLM's engine's refusal of the structured-output constraint: after a stream's 200
     refusal: ApiError | None = None
+    # a `/v1/completions` batch: each prompt with its tokens, answered `n` times each in turn
+    # (`prompt` is then the first, `prompt_tokens` their sum); empty: `prompt` alone
+    batch: tuple[tuple[Prompt, int], ...] = ()
+
+    @property
+    def prompts(self) -> tuple[tuple[Prompt, int], ...]:
+        """Each prompt the request asks `n` answers of, with its own tokens: vLLM and OpenAI
+        answer a batch's prompts in order, and fit each in the window alone."""
+        return self.batch or ((self.prompt, self.prompt_tokens),)
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,14 +111,20 @@ class Generation:
 
     def deltas(self, choice: Choice) -> Iterator[str]:
         """A choice's text as streamed: one piece per delta, `per_chunk` tokens each."""
+        for group in self.groups(choice):
+            yield "".join(group)
+
+    def groups(self, choice: Choice) -> Iterator[tuple[str, ...]]:
+        """A choice's tokens as streamed, a delta's together (a completions chunk's
+        `logprobs` has one entry per token)."""
         packed: list[str] = []
         for piece in choice.pieces():
             packed.append(piece)
             if len(packed) == self.per_chunk:
-                yield "".join(packed)
+                yield tuple(packed)
                 packed = []
         if packed:
-            yield "".join(packed)
+            yield tuple(packed)
 
     @property
     def completion_tokens(self) -> int:
@@ -120,10 +135,11 @@ class Generation:
         return any(c.has_code for c in self.choices)
 
 
-def budget(ask: Ask, window: int) -> int:
-    """How many tokens may be generated: `max_tokens`, cut at the context window."""
-    room = max(window - ask.prompt_tokens, 0)
-    return room if ask.max_tokens is None else min(ask.max_tokens, room)
+def budget(max_tokens: int | None, prompt_tokens: int, window: int) -> int:
+    """How many tokens may be generated after a prompt: `max_tokens`, cut at the context
+    window."""
+    room = max(window - prompt_tokens, 0)
+    return room if max_tokens is None else min(max_tokens, room)
 
 
 def choose_tokens(reply: Reply, limit: int, ask: Ask, rng: random.Random, hermes: bool) -> Choice:

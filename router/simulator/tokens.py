@@ -13,8 +13,10 @@ from typing import Any
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _PIECE = re.compile(r"\s*(?:\w+|[^\w\s])")
 _PER_MESSAGE = 4  # role markers and separators of a chat template
-_VOCAB = 32000
+VOCAB = 32000  # what vLLM's `logprobs: -1` (the whole vocabulary) asks for
 _TEMPLATE_ID = 1  # the id every chat-template token gets
+BOS = "<s>"  # the token a completions prompt (a string) begins with, as Llama's tokenizer adds it
+BOS_ID = _TEMPLATE_ID
 
 
 def count(text: str) -> int:
@@ -67,5 +69,16 @@ def messages_tokens(messages: list[Any], extra: str = "") -> int:
 def ids(text: str, total: int) -> list[int]:
     """Stand-in token ids for `/tokenize`: a stable hash per piece of `text`, then template
     tokens up to `total` (the count the chat template gives)."""
-    out = [zlib.crc32(p.strip().encode()) % _VOCAB + 3 for p in pieces(text)][:total]
+    out = [token_id(p) for p in pieces(text)][:total]
     return out + [_TEMPLATE_ID] * (total - len(out))
+
+
+def token_id(piece: str) -> int:
+    """A piece's stand-in id: a stable hash of it."""
+    return zlib.crc32(piece.strip().encode()) % VOCAB + 3
+
+
+def decoded(token: int) -> str:
+    """The text a token id given in a completions `prompt` reads as: a word of its own (the
+    stand-in ids are hashes, which no text can be read back from)."""
+    return f" t{token}"

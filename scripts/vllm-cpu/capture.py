@@ -85,6 +85,43 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
             "POST", "/v1/completions",
             {"model": model, "prompt": "Hello", "temperature": 0, **exact, **stream},
         ),
+        # lm-eval's loglikelihood request (a multiple-choice question's choice), and the
+        # other ways a completions request asks for log probabilities or sends its prompts
+        "completions_echo_logprobs": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "The capital of France is Paris", "max_tokens": 1,
+             "logprobs": 1, "echo": True, "temperature": 0},
+        ),
+        "completions_echo_logprobs_stream": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello there", "temperature": 0, "logprobs": 1,
+             "echo": True, **exact, **stream},
+        ),
+        "completions_logprobs": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello", "temperature": 0, "logprobs": 2, **exact},
+        ),
+        "completions_prompt_logprobs": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello there", "max_tokens": 1, "prompt_logprobs": 2},
+        ),
+        "completions_prompts": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": ["Hello", "Hello there"], "temperature": 0, **exact},
+        ),
+        "completions_token_ids": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": [[297, 12, 55], [40, 41]], "max_tokens": 1,
+             "logprobs": 1, "echo": True, "temperature": 0},
+        ),
+        "completions_error_logprobs_too_many": (
+            "POST", "/v1/completions",
+            {"model": model, "prompt": "Hello", "max_tokens": 1, "logprobs": 30},
+        ),
+        "completions_error_no_prompt": ("POST", "/v1/completions", {"model": model, **exact}),
+        "completions_error_no_prompts": (
+            "POST", "/v1/completions", {"model": model, "prompt": [], **exact},
+        ),
         "error_context_length": (
             "POST", "/v1/chat/completions", {"model": model, "messages": LONG, "max_tokens": 8},
         ),

@@ -15,6 +15,7 @@ import httpx
 import pytest
 
 from router.simulator import SimSettings, SimThread
+from tests.completions_cases import COMPLETIONS_CAPTURES, COMPLETIONS_REFUSALS
 from tests.structured_cases import ANSWERED_CAPTURES, REFUSED_CAPTURES
 from tests.vllm.wire_shape import load, shape, sse_data, sse_event_names
 
@@ -29,6 +30,7 @@ JSON_CASES = [
     "chat_n2",
     "tool_named",
     "completions",
+    *COMPLETIONS_CAPTURES,
     "error_bad_temperature",
     "error_context_length",
     "error_context_length_stream",
@@ -65,6 +67,7 @@ SSE_CASES = [
 ]
 # Errors whose whole message is fixed by the request and the window: compared word for word.
 EXACT_MESSAGES = [
+    *COMPLETIONS_REFUSALS,
     "error_bad_temperature",
     "error_context_length",
     "error_invalid_json",

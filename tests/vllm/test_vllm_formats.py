@@ -12,6 +12,7 @@ import httpx
 import pytest
 from wire_shape import load, shape, sse_data, sse_event_names
 
+from tests.completions_cases import COMPLETIONS_CAPTURES
 from tests.structured_cases import ANSWERED_CAPTURES, REFUSED_CAPTURES
 
 JSON_CASES = [
@@ -20,6 +21,7 @@ JSON_CASES = [
     "chat_finish_length_window",
     "tool_named",
     "completions",
+    *COMPLETIONS_CAPTURES,
     "error_context_length",
     "error_context_length_stream",
     "error_max_tokens_too_large",

@@ -1,0 +1,83 @@
+"""How many log probabilities a `/v1/completions` request asks for, and what each server
+refuses of it, in its words.
+
+vLLM (0.32's `CompletionRequest.check_logprobs`, then its sampling parameters' checks; run
+in review): `logprobs` and `prompt_logprobs` are numbers (`false` is 0, `true` 1), each at
+least 0 or -1 (the whole vocabulary), at most `MAX_TOP`; `prompt_logprobs` not on a stream;
+with `echo` and no `prompt_logprobs`, the prompt's are asked for as many as `logprobs`.
+OpenAI refuses `echo` beside `logprobs` (`completions`) and lists at most `OPENAI_TOP`
+alternatives; it has no `prompt_logprobs`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.simulator import tokens
+from router.simulator.errors import Flavor, validation_error
+from router.simulator.logprobs import MAX_TOP
+from router.simulator.wire import bad_request, model_check, parameter_error
+
+OPENAI_TOP = 5
+_NAMES = ("prompt_logprobs", "logprobs")  # in the order vLLM checks them
+OPENAI_ECHO = "Setting 'echo' and 'logprobs' at the same time is not supported for this model."
+
+
+def asked_counts(body: dict[str, Any], profile: Flavor) -> tuple[int | None, int | None]:
+    """The alternatives per token in the `logprobs` object (None: no such object), and in
+    vLLM's `prompt_logprobs` of each choice (None: not asked), or a 400."""
+    if profile != "vllm":
+        return _openai(body), None
+    for name in _NAMES:
+        value = body.get(name)
+        if value is not None and not isinstance(value, int | float):
+            raise parameter_error("vllm", f"`{name}` must be an integer.", name, value)
+    prompt = _number(body.get("prompt_logprobs"))
+    if prompt is not None:
+        if body.get("stream") and (prompt > 0 or prompt == -1):
+            message = "`prompt_logprobs` are not available when `stream=True`."
+            raise model_check(message, "prompt_logprobs")
+        _not_negative(prompt, "prompt_logprobs")
+    sample = _number(body.get("logprobs"))
+    if sample is not None:
+        _not_negative(sample, "logprobs")
+    if prompt is None and body.get("echo") is True:
+        prompt = sample
+    return _bounded(sample, "sample", "logprobs"), _bounded(prompt, "prompt", "prompt_logprobs")
+
+
+def _openai(body: dict[str, Any]) -> int | None:
+    """OpenAI's count: refused beside `echo`, cut to `OPENAI_TOP`."""
+    value = body.get("logprobs")
+    if value is None:
+        return None
+    if not isinstance(value, int | float):
+        message = f"logprobs must be an integer, got {value!r}."
+        raise validation_error(
+            message, "logprobs", "int_type", "Input should be a valid integer", value
+        )
+    if body.get("echo") is True:
+        raise bad_request(OPENAI_ECHO)
+    return min(max(int(value), 0), OPENAI_TOP)
+
+
+def _number(value: object) -> int | None:
+    return None if value is None else int(value)  # type: ignore[call-overload]
+
+
+def _not_negative(value: int, name: str) -> None:
+    if value < 0 and value != -1:
+        raise parameter_error("vllm", f"`{name}` must be a positive value or -1.", name, value)
+
+
+def _bounded(value: int | None, kind: str, name: str) -> int | None:
+    """vLLM's sampling check: -1 is the whole vocabulary, more than `MAX_TOP` is refused."""
+    if value is None:
+        return None
+    wanted = tokens.VOCAB if value == -1 else value
+    if wanted > MAX_TOP:
+        message = (
+            f"Requested {kind} logprobs of {wanted}, which is greater than max allowed: {MAX_TOP}"
+        )
+        raise parameter_error("vllm", message, name, wanted)
+    return wanted
