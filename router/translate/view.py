@@ -36,6 +36,7 @@ from classifier.message import SCAN_MESSAGES
 from classifier.queued import queued_after
 from classifier.toolset import SCAN_TOOLS, scanned_tools
 from router.record import Api
+from router.scoring import scores_prompt
 from router.translate import anthropic_request, instructions, responses_request
 
 _HEAD = 2
@@ -67,7 +68,10 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     if api == "chat":
         return body
     if api == "completions":
-        return {"messages": [{"role": "user", "content": _prompt_text(body.get("prompt"))}]}
+        # a scoring request asks no task: each choice of one question, read alone, went to
+        # another backend, and lm-eval compared two models' log probabilities (`router.scoring`)
+        prompt = "" if scores_prompt(body) else _prompt_text(body.get("prompt"))
+        return {"messages": [{"role": "user", "content": prompt}]}
     if api == "messages":
         bounded = _bounded(body, "messages")
         view = anthropic_request.to_chat(bounded, placeholders=False, joined=False)
