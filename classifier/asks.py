@@ -15,7 +15,9 @@ and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`)
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
 (`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
-OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), and of
+OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), of
+gpt-engineer's improve ask, the request after the project's files (`classifier.gpt_engineer`),
+and of
 Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the
 chat's own asks inside its template, its history's first and latest user turns
 (`classifier.open_webui`), which is no agent's; nor is the sentence jupyter-ai's `%%ai`
@@ -45,6 +47,7 @@ from classifier import (
     browser_use,
     crush,
     frameworks,
+    gpt_engineer,
     inspect_ai,
     jupyter_ai,
     kimi,
@@ -296,8 +299,9 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     WebUI task's template (`classifier.open_webui`), a `%%ai` cell's prompt without the
     sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
     choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
-    inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), else
-    without the reminder of Aider's ask or context mode
+    inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), the
+    request after the project's files in gpt-engineer's improve ask (`classifier.gpt_engineer`),
+    else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any
     other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
     measures (`classifier.request.view_cut`) and the conversation key hashes
@@ -308,9 +312,10 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
 
 def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    OpenHands', Aider's): not an agent framework's (`classifier.frameworks.task_ask`) nor
-    Open WebUI's (`classifier.open_webui`) nor jupyter-ai's (`classifier.jupyter_ai`) nor an
-    eval tool's (`classifier.inspect_ai`), no coding agents' (`classifier.rules.agent_session`)."""
+    OpenHands', gpt-engineer's, Aider's): not an agent framework's
+    (`classifier.frameworks.task_ask`) nor Open WebUI's (`classifier.open_webui`) nor
+    jupyter-ai's (`classifier.jupyter_ai`) nor an eval tool's (`classifier.inspect_ai`), no
+    coding agents' (`classifier.rules.agent_session`)."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = frameworks.task_ask(message, messages)
     if task is sent:
@@ -324,6 +329,8 @@ def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool
     content = crush.title_ask(message, messages)
     if content is sent:
         content = openhands.title_ask(message, messages)
+    if content is sent:
+        content = gpt_engineer.request_ask(message, messages)
     if content is sent:
         content = aider.without_mode_reminder(message, messages)
     return content, content is not sent

@@ -6,11 +6,12 @@ passing over agents' and frameworks' own turns). Every read here is bounded (mes
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
 Besides the asks' texts, the view keeps what the request's shape says of its reply: a
-smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt or
-jupyter-ai's `%%ai -f code` asks for code (`RequestView.code_answer`), a DSPy ReAct step
-names a tool (`RequestView.tool_step`), Vanna's Agent's ask is for its tools
-(`RequestView.tool_agent`), a browser-use agent step picks browser actions
-(`RequestView.browser_step`), an eval tool's grader judges an answer (`RequestView.grader`);
+smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt,
+jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code
+(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`),
+Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a browser-use agent step
+picks browser actions (`RequestView.browser_step`), an eval tool's grader judges an answer
+(`RequestView.grader`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -25,6 +26,7 @@ from classifier import (
     browser_use,
     dspy,
     frameworks,
+    gpt_engineer,
     inspect_ai,
     jupyter_ai,
     openhands,
@@ -74,9 +76,11 @@ class RequestView(NamedTuple):
     harness_cut: bool = False
     # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`), one of
     # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`),
-    # Vanna's SQL prompt (`classifier.vanna.asks_for_sql`) or a jupyter-ai `%%ai` cell of its
-    # code format (`classifier.jupyter_ai.answers_in_code`): its reply must be code (or say
-    # what a command does), whatever the task (`classifier.rules.rule_intent`).
+    # Vanna's SQL prompt (`classifier.vanna.asks_for_sql`), a jupyter-ai `%%ai` cell of its
+    # code format (`classifier.jupyter_ai.answers_in_code`) or gpt-engineer's
+    # (`classifier.gpt_engineer.answers_in_code`): its reply must be code (or say what a
+    # command does, or what a program's spec leaves unclear), whatever the task
+    # (`classifier.rules.rule_intent`).
     code_answer: bool = False
     # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
     tool_step: bool = False
@@ -176,12 +180,14 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
 
 def _answers_in_code(messages: list[Any]) -> bool:
     """Whether the request's reply must be code (`RequestView.code_answer`): a smolagents
-    CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai code cell's."""
+    CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai code cell's,
+    gpt-engineer's."""
     return (
         smolagents.answers_in_code(messages)
         or shell_gpt.answers_in_code(messages)
         or vanna.asks_for_sql(messages)
         or jupyter_ai.answers_in_code(messages)
+        or gpt_engineer.answers_in_code(messages)
     )
 
 

@@ -3,8 +3,8 @@ coding agent's session, where only an ask the model clearly reads as other work 
 
 `tool_choice` forcing a call means a tool call whatever the text says, a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
-Shell-GPT's code roles' and Vanna's SQL prompt's (`classifier.shell_gpt`, `classifier.vanna`),
-and a
+Shell-GPT's code roles', Vanna's SQL prompt's and gpt-engineer's (`classifier.shell_gpt`,
+`classifier.vanna`, `classifier.gpt_engineer`), and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
 OpenHands' condenser's summary request, which asks nothing, its agent's coding work
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
@@ -38,7 +38,8 @@ FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
 CODE_ANSWER = (
     "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
-    " describe-shell role, Vanna's SQL prompt or jupyter-ai's code format"
+    " describe-shell role, Vanna's SQL prompt, jupyter-ai's code format or gpt-engineer's"
+    " prompts"
 )
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"

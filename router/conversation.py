@@ -81,8 +81,11 @@ def conversation_key(
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
     (found in review). Its content is its user's words (`_users_words`): the first request's
-    first ask is the later ones'. The system prompt is read without its clock text
-    (`clockless`): an agent that writes the time into it keyed every turn apart. A
+    first ask is the later ones'. Of gpt-engineer's improve ask, the request after the
+    project's files (`classifier.gpt_engineer.request_ask`): keyed by the files' first
+    characters, every ask on one project was one conversation (found in a live review). The
+    system prompt is read without its clock text (`clockless`): an agent that writes the
+    time into it keyed every turn apart. A
     smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
     steps sends another (none for its initial plan), and one run was four conversations
     (found in review); its task, which each reads as the first ask, keys the run, marked as
