@@ -31,9 +31,7 @@ the first and the latest ask when it opens the conversation
 (`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
 brief (`classifier.kimi`). Of inspect_ai's multiple-choice prompt, the question and its
-choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`). A
-request of system messages alone, no user turn at all, has them as its asks
-(`system_alone`): they are the only text of its task.
+choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`).
 """
 
 from __future__ import annotations
@@ -170,8 +168,7 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
     task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
     agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
-    dump and nudges never are); a request of system messages alone holds them
-    (`system_alone`). `framed`: the
+    dump and nudges never are). `framed`: the
     frameworks whose texts are passed over in their own requests only, read from the body
     (`classifier.frameworks.framed`: instructor's retries, Strands' nudge)."""
     latest: object = None
@@ -200,23 +197,7 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
-    if latest is None and (alone := system_alone(messages)) is not None:
-        first, latest = alone
     return Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
-
-
-def system_alone(messages: Sequence[Any]) -> tuple[object, object] | None:
-    """The first and the last message of a request of system (or developer) messages alone,
-    no user's, assistant's or tool's (at most `SCAN_MESSAGES`); None for any other. Its
-    system message is the only text of its task, what the model answers: promptfoo's
-    closed-QA grader sends its whole judgement so (`classifier.promptfoo`). Read as nothing,
-    such a request took the default route whatever it asked. A request with a user message
-    keeps its asks however little they hold (an image alone is no ask)."""
-    if not messages or len(messages) > SCAN_MESSAGES:
-        return None
-    if not all(role_of(message) in ("system", "developer") for message in messages):
-        return None
-    return messages[0], messages[-1]
 
 
 def first_ask(messages: list[Any]) -> object:

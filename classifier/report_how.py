@@ -78,10 +78,7 @@ HOW = """\
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
    conversation whose last message is a tool result, double the odds of tool_calling.
-   A request with no user words is no task: source `default`. But a request of system
-   messages alone, no user turn at all, has them as its task, read as its asks, not as a
-   system prompt (promptfoo's closed-QA grader sends its judgement so; read as nothing, it
-   took the default route); a user turn of an image alone still asks nothing.
+   A request with no user words (a system prompt alone) is no task: source `default`.
 3. **Bounds** (`request.py`, `toolset.py`, `features.py`): the first user message among the first 64
    messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
    thousands of messages after it), 16 content parts, 16 tools (of the first 64: an

@@ -149,8 +149,6 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         and isinstance(messages[0], dict)
     ):
         system = content_text(messages[0].get("content"))
-    if role_of(asks.latest) in ("system", "developer"):
-        system = ""  # system messages alone, read as the asks (`classifier.asks.system_alone`)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")

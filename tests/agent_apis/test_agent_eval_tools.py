@@ -74,16 +74,3 @@ def test_a_graders_request_is_served_as_reasoning_whatever_it_grades(
     assert served(proxy, body) == ("reasoning", "cloud")
     plan = explained(proxy, body, "responses" if "input" in body else None)
     assert (plan["classifier"]["source"], plan["classifier"]["rule"]) == ("rule", GRADER)
-
-
-def test_a_system_prompt_alone_is_served_as_its_ask(proxy: RunningRouter) -> None:
-    """With no user turn at all, the system message is the task: read as nothing before,
-    it took the default route (`unknown`, local)."""
-    poem = "Write a poem about the sea."
-    lone = {"model": "auto", "messages": [{"role": "system", "content": poem}]}
-    assert served(proxy, lone) == ("prose", "cloud")
-    plan = explained(proxy, lone)
-    assert (plan["classifier"]["read"]["latest_chars"], plan["route_reason"]) == (
-        len(poem),
-        "label",
-    )

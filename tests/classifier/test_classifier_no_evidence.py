@@ -73,40 +73,19 @@ def test_a_request_with_no_text_is_reported_unknown_not_as_an_intent() -> None:
     assert explain(IMAGE_ONLY)["intent"] == "unknown"
 
 
-def test_a_system_prompt_alone_is_read_as_the_ask() -> None:
-    """With no user turn at all, the system message is the only text of the task, what the
-    model answers (promptfoo's closed-QA grader sends its whole judgement so): read as the
-    ask, at the weight of one, as a user's message of its words is, not as a system prompt
-    beside none. Read as nothing before, it took the default route whatever it asked.
-    (Alone, read at its weight of 0.15 and normalised, it was decided by its length bucket;
-    so "You are helpful" read tool_calling 0.73, as the same words sent by a user read
-    0.72.)"""
-    poem = "Write a poem about the sea."
-    lone = {"messages": [{"role": "system", "content": poem}]}
-    assert classify(lone) == classify(body(poem))
-    assert (classify(lone).label, classify(lone).source) == ("prose", "model")
-    read = explain(lone)["read"]
-    assert (read["latest_chars"], read["first_chars"], read["system_chars"]) == (len(poem), 0, 0)
+@pytest.mark.parametrize(
+    "system", ["You are helpful", "You are a helpful assistant.", "Write a poem about the sea."]
+)
+def test_a_system_prompt_without_a_user_message_is_no_task(system: str) -> None:
+    """The system prompt is a weak signal (weight 0.15), but alone it was normalised to full
+    weight and decided by its length bucket: "You are helpful" read tool_calling 0.73
+    (`f:len4`), "You are a helpful assistant." prose 0.65 (found in review). With no user
+    words there is no task to classify: the default route, like a lone tool result."""
+    lone = {"messages": [{"role": "system", "content": system}]}
+    assert classify(lone) == UNKNOWN
+    assert explain(lone)["source"] == "default"
     asked = {"messages": [*lone["messages"], {"role": "user", "content": "Fix this bug"}]}
     assert classify(asked).source == "model"  # the same system prompt beside a task is read
-    assert explain(asked)["read"]["system_chars"] == len(poem)  # as a system prompt
-
-
-@pytest.mark.parametrize(
-    "messages",
-    [
-        # a user turn of an image alone: the user asked nothing in words
-        [{"role": "system", "content": "You are a poet."}, *IMAGE_ONLY["messages"]],
-        # a system prompt and an assistant's turn: no request of system messages alone
-        [{"role": "system", "content": "You are a poet."}, {"role": "assistant", "content": "Hi"}],
-        # system messages of no words
-        [{"role": "system", "content": "  "}],
-    ],
-)
-def test_a_request_with_more_than_system_messages_or_none_of_words_is_still_no_task(
-    messages: list[dict[str, object]],
-) -> None:
-    assert classify({"messages": messages}) == UNKNOWN
 
 
 def test_the_metrics_count_unknown_under_its_own_label() -> None:

@@ -60,14 +60,6 @@ def test_a_graders_request_is_reasoning_by_rule_whatever_it_grades(name: str) ->
     assert explain(body)["rule"] == GRADER
 
 
-def test_a_closed_qa_grade_reads_its_system_message_as_the_ask() -> None:
-    """Its one message is a system message: the only text of the task, read as the ask
-    (`classifier.asks.system_alone`), not as a system prompt beside none."""
-    body = captured("closedqa-code.json")
-    seen = view(body)
-    assert seen.latest == body["messages"][0]["content"] and seen.system == ""
-
-
 def test_g_evals_evaluation_prompt_is_judged_too() -> None:
     text = filled(
         GEVAL_EVALUATE,
