@@ -245,7 +245,7 @@ class Gateway:
         choices_asked = size.several_choices(api, body)
         return Demand(
             api=api,
-            prompt_tokens=size.estimate_prompt_tokens(api, body),
+            prompt_tokens=size.window_prompt_tokens(api, body),
             max_tokens=size.max_tokens_of(api, body),
             private=private,
             sticky_backend=self.state_source.sticky(conversation)
@@ -345,7 +345,7 @@ class Gateway:
         generated = tally.output_chars + tally.held_chars  # sent, and held back when it ended
         # an attempt that ended uncommitted (no backend served) generated what it held too
         if usage is None and (record.backend or generated):
-            usage = Usage(
+            usage = Usage(  # the whole prompt: a completions batch's summed, as usage counts
                 prompt_tokens=size.estimate_prompt_tokens(call.api, call.body),
                 completion_tokens=size.estimate_tokens(generated),
                 estimated=True,

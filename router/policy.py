@@ -73,6 +73,8 @@ class Demand:
     """The facts of one request that routing depends on."""
 
     api: Api = "chat"
+    # The prompt a window must hold beside `max_tokens` (`request_size.window_prompt_tokens`:
+    # a completions batch's longest, each prompt checked on its own as vLLM does)
     prompt_tokens: int = 0
     max_tokens: int | None = None
     private: bool = False

@@ -2,7 +2,10 @@
 (`output_limit`), whether it asks for several choices and how many (`choices_asked`).
 
 Estimates count characters of the text parts, not a JSON dump, so a 200k-token body costs
-little; the backend's usage replaces them once it answers.
+little; the backend's usage replaces them once it answers. Two estimates of the prompt: the
+whole request's (`estimate_prompt_tokens`: what the usage says when the backend's does not)
+and the one a context window must hold (`window_prompt_tokens`), which differ for a
+`/v1/completions` batch: the backend reads each of its prompts on its own.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage repla
 
 
 def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
-    """Count characters of the text parts, not a JSON dump: cheap even for 200k tokens."""
-    chars = 0
+    """The whole request's prompt, in tokens: a `/v1/completions` batch's prompts summed, as
+    the backend's usage counts them. What a record says (ledger, metrics, cost) when the
+    backend's usage does not; a window check wants `window_prompt_tokens`. Counts characters
+    of the text parts, not a JSON dump: cheap even for 200k tokens."""
     if api == "completions":
-        prompt = body.get("prompt")
-        chars = len(prompt) if isinstance(prompt, str) else sum(len(str(p)) for p in prompt or ())
-        return chars // _CHARS_PER_TOKEN + 1
+        return max(sum(_completion_prompts(body.get("prompt"))), 1)
+    chars = 0
     if api in ("messages", "responses"):
         chars = _agent_chars(body)
         if body.get("tools"):
@@ -44,6 +48,46 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
         if body.get(schemas):
             chars += len(orjson.dumps(body[schemas]))
     return chars // _CHARS_PER_TOKEN + 1
+
+
+def window_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
+    """The prompt a backend's context window must hold, with the output limit, in tokens:
+    a `/v1/completions` batch's longest prompt, as vLLM checks each prompt of a batch
+    against the window on its own (`max_tokens` is each prompt's); the whole request on the
+    other APIs (`estimate_prompt_tokens`). The batch summed, a lm-eval batch of prompts that
+    each fit was refused as over the window, or sent past the local backend (found in
+    review). What routing skips a backend by (`router.policy.Demand.prompt_tokens`) and a
+    refusal of length names."""
+    if api == "completions":
+        return max(_completion_prompts(body.get("prompt")), default=1)
+    return estimate_prompt_tokens(api, body)
+
+
+def _completion_prompts(prompt: Any) -> list[int]:
+    """Each prompt of a `/v1/completions` `prompt`, in estimated tokens: a string by its
+    characters; token ids by their number (`len`, never their digits: counted by `str()`,
+    an id was 1.25 to 2 tokens, and a 6 MB batch of a million ids took 240 ms of the event
+    loop); a list of
+    strings or of token-id lists, each of its items a prompt. A list whose first item is
+    neither is one prompt of token ids (an item of another kind is the backend's to
+    refuse). Linear in the number of prompts, not in their tokens."""
+    if isinstance(prompt, str):
+        return [_text_tokens(prompt)]
+    if not isinstance(prompt, list) or not prompt:
+        return []
+    if not isinstance(prompt[0], str | list):
+        return [len(prompt)]  # one prompt of token ids
+    return [_text_tokens(p) if isinstance(p, str) else _ids(p) for p in prompt]
+
+
+def _text_tokens(text: str) -> int:
+    return len(text) // _CHARS_PER_TOKEN + 1
+
+
+def _ids(prompt: Any) -> int:
+    """One prompt of a batch that is not a string: a list of token ids, counted by its
+    length; anything else one token (the backend refuses it)."""
+    return len(prompt) if isinstance(prompt, list) else 1
 
 
 def _tool_call_chars(calls: Any) -> int:
