@@ -23,6 +23,7 @@ from router.field_refusals import (
 )
 from router.record import Api, new_request_id
 from router.request_size import OUTPUT_LIMITS
+from router.scoring import echo_asked
 from router.translate.native_responses import only_own_reasoning
 from router.translate.responses_items import OWN_REASONING
 from router.translate.view import chat_view
@@ -142,14 +143,15 @@ def _validate_limits(api: Api, body: dict[str, Any]) -> None:
 
 def _least(api: Api, body: dict[str, Any]) -> int:
     """The least output limit the router takes: 1, as OpenAI and vLLM take for chat, and
-    Anthropic for Messages; on completions 0 where the body asks for `echo` (`max_tokens: 0`
-    then asks for the prompt echoed, with its log probabilities, and nothing written, which
-    vLLM serves, its `echo_without_generation`), else 1: vLLM refuses a 0 without `echo` in
+    Anthropic for Messages; on completions 0 where the body asks for `echo` as vLLM reads it
+    (`router.scoring.echo_asked`: `echo: 1` too; `max_tokens: 0` then asks for the prompt
+    echoed, with its log probabilities, and nothing written, which vLLM serves, its
+    `echo_without_generation`), else 1: vLLM refuses a 0 without `echo` in
     its own words ("max_tokens must be at least 1, got 0."), which reached the client with
     a null code. Responses' is 1: OpenAI's floor of 16 output tokens is its models', which
     vLLM does not share, so its own 400 says it, passed on, when a request asking fewer
     reaches it; the router's check is of what it needs."""
-    return 0 if api == "completions" and body.get("echo") is True else 1
+    return 0 if api == "completions" and echo_asked(body) else 1
 
 
 def _validate_limit(value: Any, field: str, least: int) -> None:

@@ -11,12 +11,16 @@ models (found running lm-eval 0.4.13). vLLM also takes `prompt_logprobs` (its ow
 the prompt's log probabilities without `echo`).
 
 Not a scoring request: `echo` alone (generation, the prompt shown before it) and `logprobs`
-alone (generation, with each generated token's log probabilities).
+alone (generation, with each generated token's log probabilities). `echo` is read as vLLM
+reads it (`echo_asked`), so the router and the backend agree on what a request is.
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+# The strings pydantic's lax mode reads as true, in any case: vLLM's `echo: bool | None`
+_TRUE_WORDS = frozenset({"1", "on", "t", "true", "y", "yes"})
 
 
 def scores_prompt(body: dict[str, Any]) -> bool:
@@ -26,7 +30,20 @@ def scores_prompt(body: dict[str, Any]) -> bool:
     nothing to read does, whatever its prompt says."""
     if _asked(body.get("prompt_logprobs")):
         return True
-    return body.get("echo") is True and _asked(body.get("logprobs"))
+    return echo_asked(body) and _asked(body.get("logprobs"))
+
+
+def echo_asked(body: dict[str, Any]) -> bool:
+    """Whether a completions `body` asks for its prompt back, as vLLM's request model reads
+    `echo` (pydantic's lax bool): `true`, `1`, `1.0`, and the strings "true", "1", "yes",
+    "on", "t", "y" in any case. One it cannot read (`2`, "maybe") is no echo: the backend
+    refuses it. Read as `true` alone, `echo: 1` with `logprobs` was generation here, its
+    text classified (a math prompt went to the cloud), and a scoring request to vLLM; and
+    with `max_tokens: 0`, which vLLM serves, a 400 (`router.request`; found in review)."""
+    value = body.get("echo")
+    if isinstance(value, str):
+        return value.lower() in _TRUE_WORDS
+    return isinstance(value, int | float) and value == 1
 
 
 def _asked(value: object) -> bool:

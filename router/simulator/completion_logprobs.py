@@ -41,9 +41,23 @@ def asked_counts(body: dict[str, Any], profile: Flavor) -> tuple[int | None, int
     sample = _number(body.get("logprobs"))
     if sample is not None:
         _not_negative(sample, "logprobs")
-    if prompt is None and body.get("echo") is True:
+    if prompt is None and echoes(body, profile):
         prompt = sample
     return _bounded(sample, "sample", "logprobs"), _bounded(prompt, "prompt", "prompt_logprobs")
+
+
+def echoes(body: dict[str, Any], profile: Flavor) -> bool:
+    """Whether `echo` is set: on the vllm profile as vLLM's request model reads its
+    `bool | None` (pydantic's lax mode: `1`, `1.0`, "true", "1", "yes", "on", "t", "y" in any
+    case), elsewhere `true` alone, as before. A value vLLM cannot read is none here. Read
+    as `true` alone, `echo: 1` was generation, and its `max_tokens: 0` refused (found in
+    review)."""
+    value = body.get("echo")
+    if profile != "vllm":
+        return value is True
+    if isinstance(value, str):
+        return value.lower() in ("1", "on", "t", "true", "y", "yes")
+    return isinstance(value, int | float) and value == 1
 
 
 def _openai(body: dict[str, Any]) -> int | None:
@@ -56,7 +70,7 @@ def _openai(body: dict[str, Any]) -> int | None:
         raise validation_error(
             message, "logprobs", "int_type", "Input should be a valid integer", value
         )
-    if body.get("echo") is True:
+    if echoes(body, "cloud"):
         raise bad_request(OPENAI_ECHO)
     return min(max(int(value), 0), OPENAI_TOP)
 

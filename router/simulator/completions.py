@@ -29,7 +29,7 @@ from router.simulator import logprobs
 from router.simulator.answer import Prompt
 from router.simulator.chat import VLLM_FINGERPRINT, usage
 from router.simulator.checks import check_stream_options, stop_strings
-from router.simulator.completion_logprobs import asked_counts
+from router.simulator.completion_logprobs import asked_counts, echoes
 from router.simulator.completion_prompts import Text, check_prompt, prompts
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation
@@ -92,7 +92,7 @@ class CompletionsApi:
         # vLLM's completions honour a `response_format`; OpenAI's have no such field
         constraint = format_constraint(body, profile) if profile == "vllm" else FREE
         asked = [(_prompt(t, constraint), t.tokens) for t in said]
-        echo = profile == "vllm" and body.get("echo") is True
+        echo = profile == "vllm" and echoes(body, profile)
         shown = Shown(said, n, echo, echo and alone, counts[0], counts[1])
         return Ask(
             model=body["model"],
@@ -141,7 +141,7 @@ def _max_tokens(body: dict[str, Any], profile: Flavor) -> tuple[int, bool]:
     `max_tokens: 0` with `echo` and generates one token then (its sampling parameters'
     `max_tokens=1`); any other limit below 1 it refuses."""
     limit = body.get("max_tokens")
-    if profile == "vllm" and body.get("echo") is True and type(limit) is int and limit == 0:
+    if profile == "vllm" and echoes(body, profile) and type(limit) is int and limit == 0:
         return 1, True
     given = int_field(body, "max_tokens", 1, profile)
     return (DEFAULT_MAX_TOKENS if given is None else given), False

@@ -8,14 +8,15 @@ against a router whose backends are the vLLM and cloud simulators."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
 import openai
 import pytest
+from pydantic import TypeAdapter, ValidationError
 
-from tests.harness import Running, RunningRouter, config_for, router, simulator
+from router.scoring import echo_asked
+from tests.harness import Running, RunningRouter
 
 QUESTIONS = {  # lm-eval's prompts for one multiple-choice task, as captured in review
     "The capital of France is": ["Paris", "Berlin", "Rome"],
@@ -25,21 +26,10 @@ QUESTIONS = {  # lm-eval's prompts for one multiple-choice task, as captured in 
 SCORING: dict[str, Any] = {"max_tokens": 1, "logprobs": 1, "echo": True, "temperature": 0}
 
 
-@pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def stack(
-    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[tuple[RunningRouter, Running]]:
-    with router(config_for(backends, tmp_path_factory.mktemp("s"))) as proxy:
-        yield proxy, backends["local"]
+@pytest.fixture
+def stack(proxy: RunningRouter, backends: dict[str, Running]) -> tuple[RunningRouter, Running]:
+    """The router over the vLLM and cloud simulators (`conftest.py`), and the vLLM one."""
+    return proxy, backends["local"]
 
 
 def _sdk(proxy: RunningRouter) -> openai.OpenAI:
@@ -145,3 +135,91 @@ def test_token_ids_and_batches_reach_the_backend_as_sent(
     batch = prompt if isinstance(prompt[0], list | str) else [prompt]
     assert [c.index for c in raw.parse().choices] == list(range(len(batch)))
     assert backends[backend].stats()["last_request"]["prompt"] == prompt
+
+
+@pytest.mark.parametrize("echo", [1, 1.0, "true", "True", "1", "yes", "on"])
+def test_echo_as_vllm_reads_it_makes_a_scoring_request(
+    stack: tuple[RunningRouter, Running], echo: object
+) -> None:
+    """vLLM's request model reads `echo` as pydantic's lax bool: `1` and "true" are true, the
+    request a scoring one there. Read as `true` alone, it was generation here, its text
+    classified: a math prompt went to the cloud (found in review)."""
+    proxy, _ = stack
+    raw = _sdk(proxy).completions.with_raw_response.create(
+        model="auto",
+        prompt="Compute 17 * 23.",
+        max_tokens=1,
+        logprobs=1,
+        extra_body={"echo": echo},
+    )
+    assert _decided(raw) == ("unknown", "coding", "local")
+    assert raw.parse().choices[0].text.startswith("Compute 17 * 23.")  # echoed
+
+
+@pytest.mark.parametrize("echo", [0, "false", "off", "maybe", 2])
+def test_echo_vllm_reads_as_false_or_refuses_leaves_generation(
+    stack: tuple[RunningRouter, Running], echo: object
+) -> None:
+    proxy, _ = stack
+    body = {"api": "completions", "model": "auto", "prompt": "Compute 17 * 23.", "echo": echo}
+    body |= {"logprobs": 1, "max_tokens": 1}
+    reply = httpx.post(f"{proxy.root}/v1/router/explain", json=body, timeout=30).json()
+    assert (reply["intent"]["label"], reply["route"]) == ("math", "math")
+
+
+def test_max_tokens_0_with_echo_1_is_the_prompt_alone(stack: tuple[RunningRouter, Running]) -> None:
+    """`max_tokens: 0` with `echo` asks for the prompt's log probabilities alone, which vLLM
+    serves; the router refused it as below 1 when `echo` was `1` (found in review)."""
+    proxy, local = stack
+    done = _sdk(proxy).completions.create(
+        model="local",
+        prompt="The capital of France is",
+        max_tokens=0,
+        logprobs=1,
+        extra_body={"echo": 1},
+    )
+    (choice,) = done.choices
+    assert (choice.text, choice.finish_reason) == ("The capital of France is", "length")
+    assert local.stats()["last_request"]["echo"] == 1  # sent as the client sent it
+
+
+VALUES = [
+    True,
+    False,
+    None,
+    1,
+    0,
+    2,
+    -1,
+    1.0,
+    0.0,
+    1.5,
+    "true",
+    "TRUE",
+    "t",
+    "y",
+    "yes",
+    "on",
+    "1",
+    "false",
+    "off",
+    "no",
+    "0",
+    "",
+    " true",
+    "1.0",
+    "maybe",
+    [],
+    {},
+]
+
+
+@pytest.mark.parametrize("echo", VALUES)
+def test_echo_is_read_as_pydantic_reads_a_bool(echo: object) -> None:
+    """`echo_asked` against pydantic's lax mode itself, vLLM's reading of `echo: bool | None`;
+    a value pydantic refuses is no echo (the backend's 400 says so)."""
+    try:
+        read = bool(TypeAdapter(bool | None).validate_python(echo))
+    except ValidationError:
+        read = False
+    assert echo_asked({"echo": echo}) is read

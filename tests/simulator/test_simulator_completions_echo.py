@@ -64,6 +64,17 @@ def test_a_limit_below_1_is_refused_but_0_with_echo(
     assert f"max_tokens must be at least 1, got {limit}." in refused.value.message
 
 
+@pytest.mark.parametrize("echo", [1, 1.0, "true", "Yes", "on"])
+def test_echo_is_read_as_vllms_pydantic_model_reads_a_bool(vllm: SimThread, echo: object) -> None:
+    """vLLM's `echo: bool | None` in pydantic's lax mode: `1` and "true" are true. Read as
+    `true` alone, `echo: 1` was generation and its `max_tokens: 0` refused (found in review)."""
+    sdk = _sdk(vllm)
+    done = sdk.completions.create(
+        model="tiny", prompt=PROMPT, max_tokens=0, extra_body={"echo": echo}
+    )
+    assert (done.choices[0].text, done.choices[0].finish_reason) == (PROMPT, "length")
+
+
 def test_the_cloud_profile_reads_no_echo(start_sim: Callable[..., SimThread]) -> None:
     sdk = _sdk(start_sim(profile="cloud"))
     done = sdk.completions.create(model="tiny", prompt=PROMPT, max_tokens=5, echo=True)
