@@ -60,8 +60,8 @@ def saturation(
     """
     if limit is not None and load.inflight + load.replays >= limit:
         return "inflight_limit"
-    polled = load.polled
-    if polled is None or now - load.polled_at > fresh_s:
+    polled = fresh_poll(load, now, fresh_s)
+    if polled is None:
         return None
     running, waiting = polled.running or 0.0, polled.waiting or 0.0
     if waiting <= 0:
@@ -85,10 +85,8 @@ def queued(limit: int | None, load: Load, now: float, fresh_s: float, alive: boo
     re-review). Its own poll's queue needs no such proof."""
     if alive and limit is not None and load.inflight - 1 + load.replays >= limit:
         return True
-    polled = load.polled
-    if polled is None or now - load.polled_at > fresh_s:
-        return False
-    return (polled.waiting or 0.0) > 0
+    polled = fresh_poll(load, now, fresh_s)
+    return polled is not None and (polled.waiting or 0.0) > 0
 
 
 def generating(load: Load, now: float, fresh_s: float) -> bool:
@@ -97,10 +95,16 @@ def generating(load: Load, now: float, fresh_s: float) -> bool:
     until it is complete: `router.silence.Life.busy`) or on others. The engine's own word,
     so no proof of life is asked, unlike for the router's in-flight counts (`queued`): a
     request hung short of the engine is not counted there."""
-    polled = load.polled
-    if polled is None or now - load.polled_at > fresh_s:
-        return False
-    return (polled.running or 0.0) > 0
+    polled = fresh_poll(load, now, fresh_s)
+    return polled is not None and (polled.running or 0.0) > 0
+
+
+def fresh_poll(load: Load, now: float, fresh_s: float) -> VllmCapacity | None:
+    """The backend's last poll, when no older than `fresh_s`; else None: stale numbers
+    neither keep traffic away (`saturation`) nor explain a silence (`queued`, `generating`)."""
+    if load.polled is None or now - load.polled_at > fresh_s:
+        return None
+    return load.polled
 
 
 class Capacity:
