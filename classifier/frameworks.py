@@ -32,7 +32,10 @@ framework's reader knows its texts and reads only its own requests:
   previous requests as instructed. ...") passed over (`classifier.adk`);
 - browser-use: an extraction read by its query, its history compaction asking nothing
   (`classifier.browser_use`; its agent steps and judge by the run's task,
-  `classifier.asks.user_messages`).
+  `classifier.asks.user_messages`);
+- Letta: its events in user turns (login, heartbeats, a compaction's summary) and its
+  compaction's transcript passed over, a user's message it wrapped read inside its JSON
+  (`classifier.letta`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -57,6 +60,7 @@ from classifier import (
     dspy,
     haystack,
     instructor,
+    letta,
     mastra,
     openai_agents,
     pydantic_ai,
@@ -103,6 +107,8 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
         task = terminal_assistant.ask_words(message, messages)
     if task is sent:
         task = browser_use.task_ask(message, messages)
+    if task is sent:
+        task = letta.user_words(message, messages)
     return task
 
 
@@ -129,4 +135,5 @@ def passed_over(messages: Sequence[Any], index: int, own: Framed) -> bool:
         or terminal_assistant.passed_over(messages, index)
         or vanna.passed_over(messages, index)
         or browser_use.passed_over(messages, index)
+        or letta.passed_over(messages, index)
     )

@@ -8,7 +8,7 @@ from typing import Any
 from classifier.audit import Agreement
 from classifier.evaluation import Report
 from classifier.report_how import HOW
-from classifier.report_text import READERS_NOTE, VARIANTS_NOTE
+from classifier.report_text import APPS_NOTE, READERS_NOTE, VARIANTS_NOTE
 
 
 def _readers(readers: Sequence[tuple[str, Agreement]]) -> str:
@@ -118,5 +118,5 @@ def render(
     lines += [""]
     if readers:
         lines += [_readers(readers)]
-    lines += [HOW, VARIANTS_NOTE.format(rows=rows)]
+    lines += [HOW, APPS_NOTE, VARIANTS_NOTE.format(rows=rows)]
     return "\n".join(lines)

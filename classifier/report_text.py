@@ -335,3 +335,35 @@ a development number too. Since round 4 (below) the training policy departs from
 conventions at two edges (answer directives on problems, named literary forms), so the
 conventions reader no longer measures the policy the model is trained to.
 """
+
+
+# Continues "How it decides" (`classifier.report_how.HOW`, near 400 lines): the apps whose
+# requests are read apart since, one paragraph each.
+APPS_NOTE = """\
+### Letta's requests
+
+Of the Letta server's requests (`classifier/letta.py`, 0.16.8), an agent's step is told by
+its system prompt: one of Letta's templates, opening `<base_instructions>`, then its memory,
+ending with the memory metadata (`<memory_metadata>`, its `AGENT_ID` and `CONVERSATION_ID`
+lines). Its MemGPT agents (`memgpt_agent`, `memgpt_v2_agent`) answer by calling
+`send_message`, with `tool_choice: "required"` on every request: there, with `send_message`
+offered, a forced choice ("required", or one naming `send_message`) is its reply channel, no
+tool request, and the step is read as its default agent's (`tool_choice: "auto"`): the ask,
+by the model with the offered tools' prior, unless it asks for a tool (item 1's phrases and
+names). Read by the forcing, a poem (prose 0.968 by the model) and a math question went to
+the local model as tool_calling. A choice naming another tool is a tool call. Its own texts
+in user turns, JSON objects (the login event, its heartbeats "[This is an automated system
+message hidden from the user] Continuing: ...", a compaction's summary as a `system_alert`),
+are passed over for the user's ask before them; a user's message it wraps (`{"type":
+"user_message", "message": ...}`) is read inside. Its compaction's summary request (its
+summary prompt, "Your task is to create a detailed summary of the conversation so far, ..."
+or the sliding window's, its acknowledgement, the transcript between `<start_transcript>` and
+"<end_transcript>\\n. Generate the summary.") gives instruction (0.9), rule-decided: a
+Letta agent's chat has no one kind of work, and the summary asks for one fixed form
+(sections, a word limit), instruction by the labelling conventions; read by its transcript,
+a coding chat's went local and a poem's to the cloud. The conversation key hashes the
+agent's and the conversation's ids, marked as Letta's, not its system prompt, whose memory
+blocks its tools edit (one agent's conversation split in two at an edit). Only under Letta's
+opening and metadata: a forced call elsewhere is tool_calling, a heartbeat typed into
+another chat is read as written.
+"""

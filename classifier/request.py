@@ -11,7 +11,9 @@ jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code
 (`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`),
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a browser-use agent step
 picks browser actions (`RequestView.browser_step`), an eval tool's grader judges an answer
-(`RequestView.grader`);
+(`RequestView.grader`), a Letta agent's forced call is its reply channel
+(`RequestView.reply_channel`) and its compaction's summary asks for one fixed form
+(`RequestView.memory_summary`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -29,6 +31,7 @@ from classifier import (
     gpt_engineer,
     inspect_ai,
     jupyter_ai,
+    letta,
     openhands,
     promptfoo,
     shell_gpt,
@@ -100,6 +103,12 @@ class RequestView(NamedTuple):
     # `classifier.inspect_ai.grades`): it judges an answer against criteria, whatever the
     # answer is about (`classifier.rules.rule_intent`).
     grader: bool = False
+    # A Letta agent's request forcing a call of its reply tool (`classifier.letta.replies_by_tool`):
+    # the forcing is how it answers, no tool request (`classifier.rules.rule_intent`).
+    reply_channel: bool = False
+    # Letta's compaction's summary request (`classifier.letta.summary_request`): instruction
+    # work in its fixed form, whatever its transcript holds.
+    memory_summary: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -155,13 +164,14 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
     names, harness_tools = tool_names(tools, bool(tools) and agent_identified(messages))
+    tool_forced = bool(tools) and forced(tool_choice)
     return RequestView(
         latest=latest,
         first=first,
         system=str(system)[:SYSTEM_CHARS],
         tool_names=names,
         has_tools=bool(tools) and tool_choice != "none",
-        tool_forced=bool(tools) and forced(tool_choice),
+        tool_forced=tool_forced,
         tools_disabled=tool_choice == "none",
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
@@ -173,6 +183,8 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         browser_step=browser_use.picks_actions(messages),
         browser_compaction=browser_use.compacts(messages),
         grader=promptfoo.grades(messages) or inspect_ai.grades(messages),
+        reply_channel=tool_forced and letta.replies_by_tool(messages, tools, tool_choice),
+        memory_summary=letta.summary_request(messages),
     )
 
 

@@ -1,7 +1,8 @@
 """Deterministic signals that beat the model: tool use forced or clearly asked for, and a
 coding agent's session, where only an ask the model clearly reads as other work is not coding.
 
-`tool_choice` forcing a call means a tool call whatever the text says, a smolagents
+`tool_choice` forcing a call means a tool call whatever the text says (but in a Letta agent's
+request, where a forced call of `send_message` is how it answers: `classifier.letta`), a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
 Shell-GPT's code roles', Vanna's SQL prompt's and gpt-engineer's (`classifier.shell_gpt`,
 `classifier.vanna`, `classifier.gpt_engineer`), and a
@@ -10,7 +11,9 @@ OpenHands' condenser's summary request, which asks nothing, its agent's coding w
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
 actions, and its history compaction, tool calls (`classifier.browser_use`); and an eval
 tool's grader's request, which judges an answer against criteria, reasoning whatever the
-answer is about (`classifier.promptfoo`, `classifier.inspect_ai`). Tools
+answer is about (`classifier.promptfoo`, `classifier.inspect_ai`); and Letta's compaction's
+summary request, a summary in a fixed form whatever it summarizes, instruction
+(`classifier.letta`). Tools
 offered with a request that names one (two words of its name, in order, or its whole name in
 "use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
@@ -47,6 +50,7 @@ TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
 GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
+MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -154,7 +158,7 @@ def asks_for_tools(v: RequestView) -> str | None:
 
 def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
     """The intent and the rule that decided it, when a rule is certain."""
-    if v.tool_forced:
+    if v.tool_forced and not v.reply_channel:  # Letta's answer by a call is no tool request
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), "tool_choice forces a call"
     if v.code_answer:
         return Intent("coding", FORCED_CONFIDENCE, "rule"), CODE_ANSWER
@@ -168,6 +172,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
         return Intent("tool_calling", FILE_CONFIDENCE, "rule"), BROWSER_COMPACTION
     if v.grader:  # one judge for every graded answer, whatever it grades
         return Intent("reasoning", FORCED_CONFIDENCE, "rule"), GRADER
+    if v.memory_summary:  # no ask, and no one kind of work in its agent's (`classifier.letta`)
+        return Intent("instruction", FILE_CONFIDENCE, "rule"), MEMORY_SUMMARY
     if v.has_tools:
         why = asks_for_tools(v)
         if why:

@@ -12,7 +12,16 @@ import hashlib
 import re
 from typing import Any
 
-from classifier import adk, browser_use, crewai, dspy, haystack, semantic_kernel, smolagents
+from classifier import (
+    adk,
+    browser_use,
+    crewai,
+    dspy,
+    haystack,
+    letta,
+    semantic_kernel,
+    smolagents,
+)
 from classifier.aider import without_reminder
 from classifier.asks import ask_content, first_ask
 from classifier.continue_cli import without_snapshot
@@ -56,6 +65,8 @@ ADK = "framework:google-adk"
 BROWSER_USE = "framework:browser-use"
 # In place of the system prompt and the first ask, in a Magentic run's key (`_run_key`)
 MAGENTIC = "framework:semantic-kernel-magentic"
+# ...and with its agent's and conversation's ids, in a Letta agent's (`_agent_key`)
+LETTA = "app:letta"
 
 
 def conversation_key(
@@ -112,7 +123,10 @@ def conversation_key(
     smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
-    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory."""
+    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory.
+    A Letta agent's system prompt is its memory, which its tools edit within a conversation,
+    and a compaction changes its first ask: its requests are keyed by the agent's and the
+    conversation's ids its prompt names instead (`_agent_key`)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session, tab = session_id(body, headers)
@@ -127,6 +141,8 @@ def conversation_key(
     messages = messages if isinstance(messages, list) else []
     if (task := semantic_kernel.run_task(messages)) is not None:
         return _run_key(digest, task)
+    if (ids := letta.agent_ids(messages)) is not None:
+        return _agent_key(digest, ids)
     first: object = None
     framework = _framework(messages)
     framed = framework is not None
@@ -206,6 +222,19 @@ def _run_key(digest: hashlib.blake2b, task: str) -> str:
     so far; read so, one run was four conversations (found in review)."""
     _hash_part(digest, MAGENTIC)
     _hash_part(digest, task.rstrip()[:KEY_CHARS])
+    return digest.hexdigest()
+
+
+def _agent_key(digest: hashlib.blake2b, ids: tuple[str, str]) -> str:
+    """The key of a Letta agent's request: the agent's and the conversation's ids in its
+    system prompt's memory metadata (`classifier.letta.agent_ids`), marked as Letta's. Not
+    its system prompt, which holds the agent's memory blocks: its memory tools edit them
+    within a conversation, and one agent's conversation split in two at an edit, its pin
+    lost (found in a live review). Nor its first ask, which a compaction hides. The ids are
+    the server's: one agent's conversations are apart, its turns one."""
+    _hash_part(digest, LETTA)
+    for part in ids:
+        _hash_part(digest, part)
     return digest.hexdigest()
 
 
