@@ -57,7 +57,7 @@ from classifier import (
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.message import SCAN_MESSAGES
+from classifier.message import SCAN_MESSAGES, SCAN_PARTS, part_text, scanned_parts
 
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
 # 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
@@ -66,8 +66,6 @@ from classifier.message import SCAN_MESSAGES
 # decided alone. 4,096 is ~2,000 rounds, more than a 200k-token window holds at ~100 tokens
 # a round; beyond it, the first user message decides alone, as it did past 64.
 SCAN_ROLES = 4096
-SCAN_PARTS = 16
-_TEXT_PART_TYPES = {"text", "input_text", "output_text"}
 # Whose fixed user message one is (`_fixed`): a coding agent's, or an agent framework's
 _Own = Literal["agent", "framework"] | None
 
@@ -106,12 +104,11 @@ def _texts(content: object, aiders: bool) -> list[str]:
 
 
 def _part_texts(content: object) -> list[str]:
-    """The text of each of a part array's scanned parts (the first and last 8 of a long
-    one), "" for a part of no text; none for anything else."""
+    """The text of each of a part array's scanned parts (`scanned_parts`: the first and last
+    8 of a long one), "" for a part of no text; none for anything else."""
     if not isinstance(content, list):
         return []
-    parts = content if len(content) <= SCAN_PARTS else content[:8] + content[-8:]
-    return [*map(_part_text, parts)]
+    return [part_text(part) or "" for part in scanned_parts(content)]
 
 
 def _asks(message: object, aiders: bool) -> bool:
@@ -122,18 +119,6 @@ def _asks(message: object, aiders: bool) -> bool:
     if isinstance(content, str):
         return has_words(content, aiders=aiders)
     return turn_asks(_part_texts(content), aiders=aiders)
-
-
-def _part_text(part: object) -> str:
-    """A part's text; "" for anything else, so one odd part does not cost the others."""
-    if isinstance(part, str):
-        return part
-    if not isinstance(part, dict):
-        return ""
-    kind, text = part.get("type", "text"), part.get("text")
-    if isinstance(kind, str) and kind in _TEXT_PART_TYPES and isinstance(text, str):
-        return text
-    return ""
 
 
 def role_of(message: object) -> str:
@@ -332,7 +317,7 @@ def read_in_part(message: object, messages: list[Any], aiders: bool) -> bool:
     (`classifier.request.view_cut`)."""
     content = ask_content(message, messages)
     if isinstance(content, list):
-        if len(content) > SCAN_PARTS and any(_part_text(part) for part in content[8:-8]):
+        if len(content) > SCAN_PARTS and any(part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips
         content = "\n".join(_texts(content, aiders))
     elif isinstance(content, str):

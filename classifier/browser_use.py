@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.message import system_opening
+from classifier.message import opening_text, system_opening
 
 AGENT_SYSTEM = (
     "You are an AI agent designed to operate in an iterative loop to automate browser tasks."
@@ -117,7 +117,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     task = _run_task(messages)
     if task is not None:
         return _task_asks(task)[1]
-    text = _lead(message)
+    text = opening_text(message)
     if text is None or not _system_opens(messages, EXTRACT_SYSTEMS) or len(messages) != 2:
         return content
     end = QUERY_END.search(text, 0, WITHIN) if text.startswith(QUERY_OPENING) else None
@@ -133,7 +133,7 @@ def compacts(messages: Sequence[Any]) -> bool:
     """Whether `messages` are its history compaction: its prompt and the agent's history."""
     if len(messages) != 2 or not _system_opens(messages, (COMPACTION_SYSTEM,)):
         return False
-    text = _lead(messages[1])
+    text = opening_text(messages[1])
     return text is not None and text.startswith(COMPACTION_OPENINGS) and _user(messages[1])
 
 
@@ -148,7 +148,7 @@ def _run_task(messages: Sequence[Any]) -> str | None:
     task = _state_task(messages)
     if task is not None or len(messages) != 2 or not _system_opens(messages, (JUDGE_SYSTEM,)):
         return task
-    text = _lead(messages[1])
+    text = opening_text(messages[1])
     if text is None or not text.startswith(JUDGE_OPENING) or not _user(messages[1]):
         return None
     end = JUDGE_END.search(text, 0, WITHIN)
@@ -162,7 +162,7 @@ def _state_task(messages: Sequence[Any]) -> str | None:
         return None
     if not all(map(_user, islice(messages, 1, None))):
         return None
-    text = _lead(messages[1])
+    text = opening_text(messages[1])
     if text is None or not text.startswith(REQUEST_OPENING):
         return None
     end = text.find(REQUEST_END, len(REQUEST_OPENING), WITHIN)
@@ -202,12 +202,3 @@ def _system_opens(messages: Sequence[Any], openings: tuple[str, ...]) -> bool:
 
 def _user(message: object) -> bool:
     return isinstance(message, dict) and message.get("role") == "user"
-
-
-def _lead(message: object) -> str | None:
-    """A user message's leading text: its content as a string, or its first part's text (a
-    step's screenshot and the judge's follow it)."""
-    content = message.get("content") if isinstance(message, dict) else None
-    if isinstance(content, list) and content and isinstance(content[0], dict):
-        content = content[0].get("text") if content[0].get("type") == "text" else None
-    return content if isinstance(content, str) else None

@@ -111,9 +111,6 @@ GRADER_TEMPLATES = tuple(
     fixed_parts(template, _PLACEHOLDER)
     for template in (DEFAULT_MODEL_GRADED_QA_TEMPLATE, DEFAULT_MODEL_GRADED_FACT_TEMPLATE)
 )
-# How far past the directive's opening its letters may run: "A,B,...,Z" then "1,2,..."
-# (`answer_character`), 26 choices in 51 characters; a hundred choices fit in 256
-LETTERS_WITHIN = 256
 
 
 def _split(template: str) -> tuple[str, str]:
@@ -131,6 +128,13 @@ _DIRECTIVES = tuple(map(_split, MC_TEMPLATES))
 def answer_character(index: int) -> str:
     """The letter of the `index`th choice, as inspect_ai writes it: A to Z, then 1, 2..."""
     return chr(ord("A") + index) if index < 26 else str(index - 25)
+
+
+# The most choices a question is read with, and how far past the directive's opening their
+# letters may run for them: "A,B,...,Z" then "1,2,..." (`answer_character`), 26 choices in
+# 51 characters, 100 in 264 (the bound said 256 and read 97 at most, found in review)
+MOST_CHOICES = 100
+LETTERS_WITHIN = len(",".join(map(answer_character, range(MOST_CHOICES))))
 
 
 def question_ask(message: object) -> object:

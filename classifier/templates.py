@@ -13,10 +13,8 @@ user who types a template's opening and words of their own is asking those words
 from __future__ import annotations
 
 import re
-from typing import Any
 
-# A content part that holds text, as a chat or a Responses body writes it
-_TEXT_PARTS = ("text", "input_text")
+from classifier.message import part_text, scanned_at
 
 
 def fixed_parts(template: str, placeholder: re.Pattern[str]) -> tuple[str, ...]:
@@ -51,27 +49,31 @@ def fills(text: str, parts: tuple[str, ...]) -> bool:
 def text_of(content: object) -> str | None:
     """A message content's one text: a string, or the text of the one text part among its
     parts (images beside it: an eval tool sends a sample's media after its text); None for
-    any other."""
+    any other. Its parts are read as the classifier reads them (`_text_at`)."""
     if isinstance(content, str):
         return content
-    if not isinstance(content, list):
-        return None
-    texts = [part for part in content if _is_text(part)]
-    if len(texts) != 1:
-        return None
-    text = texts[0]["text"]
-    return text if isinstance(text, str) else None
+    at = _text_at(content)
+    return None if at is None or not isinstance(content, list) else part_text(content[at])
 
 
 def with_text(content: object, text: str) -> object:
     """`content` (one `text_of`) with its text replaced by `text`: a string, or a copy of its
     parts with the text part's text replaced (the request's own parts are never changed)."""
-    if not isinstance(content, list):
+    at = _text_at(content)
+    if at is None or not isinstance(content, list):
         return text
-    return [{**part, "text": text} if _is_text(part) else part for part in content]
+    part = content[at]
+    parts = [*content]
+    parts[at] = {**part, "text": text} if isinstance(part, dict) else text
+    return parts
 
 
-def _is_text(part: object) -> bool:
-    """Whether a content part is a text part (`_TEXT_PARTS`)."""
-    kind: Any = part.get("type", "text") if isinstance(part, dict) else None
-    return kind in _TEXT_PARTS
+def _text_at(content: object) -> int | None:
+    """Where a part array's one text part is (`classifier.message.part_text`: a part of no
+    string text is none), among its parts the classifier reads (`scanned_at`: the first and
+    the last 8 of a long one, however many images it carries); None when it has none or
+    several, or is no array."""
+    if not isinstance(content, list):
+        return None
+    found = [at for at in scanned_at(len(content)) if part_text(content[at]) is not None]
+    return found[0] if len(found) == 1 else None

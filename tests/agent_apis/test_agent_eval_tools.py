@@ -20,7 +20,7 @@ import pytest
 
 from classifier.rules import GRADER
 from tests.agent_apis.agent_stack import explained
-from tests.agent_apis.served import served, served_as_read
+from tests.agent_apis.served import served, served_as_read, served_by_default
 from tests.harness import RunningRouter
 
 FIXTURES = Path(__file__).parents[1] / "fixtures"
@@ -74,3 +74,27 @@ def test_a_graders_request_is_served_as_reasoning_whatever_it_grades(
     assert served(proxy, body) == ("reasoning", "cloud")
     plan = explained(proxy, body, "responses" if "input" in body else None)
     assert (plan["classifier"]["source"], plan["classifier"]["rule"]) == ("rule", GRADER)
+
+
+@pytest.mark.parametrize(
+    "content",
+    [[{"type": "text"}], [{"image_url": {"url": "data:,"}}]],  # a text part's type, no text
+)
+def test_a_part_of_no_text_is_served_by_default(proxy: RunningRouter, content: Any) -> None:
+    """The eval tools' template reader took such a part for a text and failed on it: the
+    router answered 500 (found in review). Read as no text, as every reader reads it."""
+    served_by_default(proxy, {"model": "auto", "messages": [{"role": "user", "content": content}]})
+
+
+def test_a_system_message_of_no_text_leaves_the_question_served_as_it_is(
+    proxy: RunningRouter,
+) -> None:
+    """Its question is math, as alone (unknown, the default route, before: the graders'
+    check failed on the system message and the classifier gave up)."""
+    question = {"role": "user", "content": "What is 17*23?"}
+    body = {
+        "model": "auto",
+        "messages": [{"role": "system", "content": [{"type": "text"}]}, question],
+    }
+    assert served(proxy, body) == served(proxy, {"model": "auto", "messages": [question]})
+    assert served(proxy, body)[0] == "math"
