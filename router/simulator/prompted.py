@@ -35,6 +35,11 @@ verbs of answering, "Explain what this JSON response means: {"error": "not_found
 values replaced by words (found in review). So the sentence must ask for the answer
 (`_ANSWER`), and one asking something be done to the JSON shown never does (`_ABOUT`).
 
+LangChain's output parsers lead into their schema with a sentence of their own that asks for
+no JSON by itself ("Include the enclosing markdown codeblock:"): their instructions are read
+by their wording (`format_instructions`), and a schema they show is the answer's whatever
+its type.
+
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
 over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
 tries charged against a budget proportional to the text (`_WORK`).
@@ -47,6 +52,8 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from router.simulator.format_instructions import instructed
 
 _LONGEST = 256 * 1024  # characters of a text scanned for a schema
 _WORK = 4  # decoding work allowed, in multiples of the text's length
@@ -105,7 +112,8 @@ class Asked:
 def asked_json(user: str, system: str) -> Asked | None:
     """The JSON schema the latest user text or the system text (in that order) introduces
     as the form of the answer (`_introduced`): an object schema (`"type": "object"` and its
-    `properties`); where neither introduces one, the first example object either introduces
+    `properties`), or any schema LangChain's format instructions show (`format_instructions`);
+    where neither introduces one, the first example object either introduces
     (`_is_example`). None where neither does, or where either frames the answer in a text
     format of its own (`_FRAMED`)."""
     asked = _first_of(user, system)
@@ -122,10 +130,13 @@ def framed(user: str, system: str) -> bool:
 
 
 def _first_of(user: str, system: str) -> Asked | None:
-    """The schema the user text, else the system text, introduces; else the first example
-    either introduces."""
+    """The schema the user text, else the system text, introduces (LangChain's format
+    instructions' first, `format_instructions`); else the first example either introduces."""
     first_example: Asked | None = None
     for text, other in ((user, system), (system, user)):
+        parser = instructed(text)
+        if parser is not None:
+            return Asked(parser.schema, parser.fenced)
         schema, example = _first_asked(text)
         if schema is not None:
             return Asked(schema.value, _fenced(text, schema, other))
