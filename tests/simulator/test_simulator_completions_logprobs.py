@@ -72,9 +72,12 @@ def test_lm_evals_scoring_request_gets_the_prompts_log_probabilities(vllm: SimTh
     assert _offsets_add_up(raw, 0) and _tops_hold_their_token(raw, 1)
     generated, top = lp.token_logprobs[-1], lp.top_logprobs[-1]
     assert generated == max(top.values())  # greedy: lm-eval's `is_greedy`
-    # what lm-eval computes from it, for a context of the question's tokens
-    ctxlen = len(lp.tokens) - 2
-    assert isinstance(sum(lp.token_logprobs[ctxlen:-1]), float)
+    # what lm-eval sums: the numbers past the question's own tokens (`<s>` first), which
+    # are the answer's and the answer's alone, each its top entry's
+    ctxlen = _score(vllm, QUESTION)[1].prompt_tokens
+    assert lp.tokens[ctxlen:-1] == [" Paris"]
+    (continuation,) = lp.token_logprobs[ctxlen:-1]
+    assert continuation < 0 and continuation == lp.top_logprobs[ctxlen][" Paris"]
 
 
 def test_two_choices_of_a_question_share_its_numbers(vllm: SimThread) -> None:
@@ -232,6 +235,46 @@ def test_vllm_refuses_what_vllm_refuses(
     reply = _post(vllm, {"prompt": "Hi there", "max_tokens": 1} | asked)
     assert reply.status_code == 400
     assert reply.json()["error"]["message"] == message
+
+
+def _invalid(field: str, kind: str, msg: str, given: str) -> str:
+    return f"{{'type': '{kind}', 'loc': 'body.{field}', 'msg': '{msg}', 'input': '{given}'}}"
+
+
+FRACTION = "Input should be a valid integer, got a number with a fractional part"
+TOO_LARGE = "Unable to parse input string as an integer, exceeded maximum size"
+NOT_WHOLE = [
+    ({"logprobs": -0.5}, "BadRequestError", "logprobs",
+     "`logprobs` must be a positive value or -1. (parameter=logprobs, value=-0.5)"),
+    ({"prompt_logprobs": -0.5}, "BadRequestError", "prompt_logprobs",
+     "`prompt_logprobs` must be a positive value or -1. (parameter=prompt_logprobs, value=-0.5)"),
+    ({"logprobs": -2.0}, "BadRequestError", "logprobs",
+     "`logprobs` must be a positive value or -1. (parameter=logprobs, value=-2.0)"),
+    ({"logprobs": 1.5}, "Bad Request", "body.logprobs",
+     "1 validation error:\n  " + _invalid("logprobs", "int_from_float", FRACTION, "1.5")),
+    ({"prompt_logprobs": 2.5, "logprobs": 1.5}, "Bad Request", "body.logprobs",
+     "2 validation errors:\n  " + _invalid("logprobs", "int_from_float", FRACTION, "1.5")
+     + "\n  " + _invalid("prompt_logprobs", "int_from_float", FRACTION, "2.5")),
+    ({"logprobs": 1e19}, "Bad Request", "body.logprobs",
+     "1 validation error:\n  " + _invalid("logprobs", "int_parsing_size", TOO_LARGE, "1e+19")),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("asked", "kind", "param", "message"), NOT_WHOLE)
+def test_vllm_refuses_counts_that_are_not_whole_numbers(
+    vllm: SimThread, asked: dict[str, Any], kind: str, param: str, message: str
+) -> None:
+    """vLLM 0.32.0's request model checks the numbers as sent (a negative one is refused
+    by its `check_logprobs`, in its own words), then reads each field as pydantic's `int`:
+    a fraction or a float past 64 bits fails that, every such field listed (read from its
+    `CompletionRequest` with its pydantic 2.14, and its validation handler). The simulator
+    took 1.5 as 1 and -0.5 as 0 (found in review); 2.0 is 2, as in vLLM."""
+    reply = _post(vllm, {"prompt": "Hi there", "max_tokens": 1} | asked)
+    assert reply.status_code == 400
+    assert reply.json()["error"] == {"message": message, "type": kind, "param": param, "code": 400}
+    whole = _post(vllm, {"prompt": "Hi there", "max_tokens": 1, "logprobs": 2.0})
+    (top,) = whole.json()["choices"][0]["logprobs"]["top_logprobs"]
+    assert whole.status_code == 200 and 1 <= len(top) <= 3
 
 
 def test_the_cloud_refuses_echo_with_logprobs_and_lists_five(
