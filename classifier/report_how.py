@@ -55,7 +55,13 @@ HOW = """\
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
    prose). Its confidence is the model's probability of coding work (coding, tool_calling,
-   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. There an ask
+   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. An ask the model
+   reads as coding work at less than even odds is coding by that rule too, at its
+   confidence: "Read the config loader and write a test for it." was coding 0.29 by the
+   model in Claude Code's session and tool_calling 0.27 in Codex's, both below
+   `min_confidence`, while "explain what sync_dir does", reasoning 0.79, was coding 0.79 by
+   the rule. From even odds on the model's reading stands: "run the tests" stays
+   tool_calling 0.80, a call of the agent's shell. There an ask
    that names a source file (`source_files.py`: a path or file name with a language's
    extension, .py, .ts, .go, .sh…, or configuration's, .yaml, .toml; a build file, Makefile,
    package.json; not .md, .txt, .csv or .json, nor a version, a domain or "e.g.") is coding

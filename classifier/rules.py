@@ -59,6 +59,10 @@ AGENT_FLOOR = 0.95
 # An ask in a coding agent's session that names a source file (`named_source_file`) is
 # coding at this confidence, as sure as an ask for an offered tool is tool use
 FILE_CONFIDENCE = 0.9
+# In a coding agent's session, the model's first reading of coding work stands from even
+# odds on: below, it is less sure than the floor's rule ever is (0.5 at `AGENT_FLOOR`, for
+# any floor), and that rule decides (`session_intent`)
+_EVEN = 0.5
 _CODING_WORK = frozenset(INTENTS.index(i) for i in ("coding", "tool_calling", "instruction"))
 _OTHER_WORK = tuple(i for i in range(len(INTENTS)) if i not in _CODING_WORK)
 _ASK_PHRASES = (
@@ -198,8 +202,9 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     (`agent_session`) and the model's probabilities `p` read its ask as other work than
     coding (math, reasoning, prose, writing first), either not clearly (their sum is below
     `AGENT_FLOOR`) or whatever they read when the ask names a source file
-    (`classifier.source_files`); tool_calling so in Vanna's Agent's (`tool_session`). None
-    otherwise: the model's reading stands.
+    (`classifier.source_files`), or as coding work (coding, tool_calling, instruction
+    first) at less than even odds (`_EVEN`); tool_calling so in Vanna's Agent's
+    (`tool_session`). None otherwise: the model's reading stands.
 
     An agent's session is coding work unless the ask clearly is not: "write unit tests for
     build_parser" was writing 0.57, "why does main() return 0 even when the upload fails?"
@@ -217,20 +222,36 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     tool_calling, instruction) with the odds the floor stands for applied, `AGENT_FLOOR /
     (1 - AGENT_FLOOR)` to 1: above 0.5 whenever the rule decides, near it when the model's
     other reading came near the floor, so `classifier.min_confidence` sends no ask this
-    rule decides to the default route but where it is set above 0.5."""
+    rule decides to the default route but where it is set above 0.5.
+
+    A reading of coding work stands when the model holds it at even odds or better: "run
+    the tests" is tool_calling 0.80 in Claude Code's session, a call of its Bash, and stays
+    so (the rule would make it coding 0.99: its confidence is always above the model's
+    first coding-work reading, so "below the rule's" would take every such reading). Below
+    even odds the reading was less sure than the rule is of any ask it decides, an
+    inversion found in review: "Read the config loader and write a test for it." was coding
+    0.29 by the model in Claude Code's session, tool_calling 0.27 in Codex's, both below
+    `min_confidence` (the default route), while "explain what sync_dir does", read as
+    reasoning 0.79, was coding 0.79 by this rule. The floor's rule decides them too, coding
+    at its confidence (0.97 and 0.96); a tool_calling or instruction reading that unsure
+    names no call the agent was asked for (a coding reading alone would have left Codex's
+    ask on the default route)."""
     why = agent_session(v)
     if why is None:
         return tool_session(v, p)
-    if _reads_coding_work(p):
+    first = max(range(len(p)), key=p.__getitem__)
+    if first in _CODING_WORK and p[first] >= _EVEN:
         return None
-    if (name := named_source_file(v.latest)) is not None:
+    if first not in _CODING_WORK and (name := named_source_file(v.latest)) is not None:
         rule = f"agent_session: {why}, and the ask names a source file: {name[-80:]}"
         return Intent("coding", FILE_CONFIDENCE, "rule"), rule
-    floor = _below_floor(p)
+    floor = _below_floor(p)  # never None when coding work is first: the other is below 6/7
     if floor is None:
         return None
     other, confidence = floor
     rule = f"agent_session: {why}, and other work than coding read {other:.3f} < {AGENT_FLOOR}"
+    if first in _CODING_WORK:
+        rule += f", the model's {INTENTS[first]} {p[first]:.3f} < {_EVEN}"
     return Intent("coding", confidence, "rule"), rule
 
 

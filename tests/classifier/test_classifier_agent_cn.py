@@ -52,10 +52,10 @@ def test_the_readonly_turn_as_sent_is_coding() -> None:
 )
 def test_a_short_coding_ask_in_cn_is_coding(body: dict[str, Any], ask: str) -> None:
     """By the rule, or by the model where the session's first ask, coding, tips it; above
-    the shipped `classifier.min_confidence` (0.35) either way, so it takes the coding route,
-    not the default one (the model's own reading can be less sure than the rule's)."""
+    0.5 either way: the model's reading of coding below even odds ("write unit tests for
+    build_parser" read 0.44 since complement NB's term, 2026-12-06) is the rule's to decide."""
     intent = classify(asking(body, ask))
-    assert intent.label == "coding" and intent.confidence > 0.35
+    assert intent.label == "coding" and intent.confidence > 0.5
     assert view(asking(body, ask)).agent_tools
 
 

@@ -31,8 +31,10 @@ from tests.agent_shapes import (
     OPENCODE_TOOLS,
     claude_code_body,
     cline_task,
+    codex_body,
     continue_agent_body,
     opencode_body,
+    user_item,
 )
 
 
@@ -93,15 +95,18 @@ def test_a_coding_agents_short_ask_is_coding(agent: str, ask: str) -> None:
     body = AGENTS[agent](ask)
     intent = classify(body)
     shown = explain(body)
-    assert intent.label == "coding", shown
-    if intent.source == "model":  # the model itself reads the ask in the session as coding
+    assert intent.label == "coding" and intent.confidence > 0.5, shown
+    if intent.source == "model":  # read as coding at even odds or better: the model's own
+        # ("write unit tests for build_parser" in Continue's session, coding 0.56)
         assert (shown["model_intent"], shown["rule"]) == ("coding", None)
-        assert intent.confidence > 0.35  # the shipped min_confidence: the coding route
+        assert shown["top_intents"][0]["probability"] >= 0.5
         return
     assert shown["rule"].startswith("agent_session: an agent's built-in tools offered")
-    assert shown["model_intent"] in ("writing", "reasoning")  # the model's reading, shown
+    # the model's reading, shown: other work, or coding less than even (complement NB's term
+    # made it so for "write unit tests for build_parser" in most agents' sessions)
+    assert shown["model_intent"] in ("writing", "reasoning", "coding")
+    assert shown["model_intent"] != "coding" or shown["top_intents"][0]["probability"] < 0.5
     assert (shown["intent"], shown["confidence"]) == ("coding", intent.confidence)
-    assert intent.confidence > 0.5
 
 
 def test_an_agents_text_in_a_user_turn_says_it_is_a_coding_agents_session() -> None:
@@ -208,13 +213,80 @@ def test_the_confidence_is_above_half_and_rises_with_coding_work() -> None:
     assert near[0].confidence < far[0].confidence <= 1
 
 
-def test_the_model_decides_when_it_reads_coding_work_first() -> None:
+def test_the_model_decides_when_it_reads_coding_work_first_at_even_odds() -> None:
     for first in ("coding", "tool_calling", "instruction"):
         assert (
-            rules.session_intent(AGENT, _p(**{first: 0.4, "writing": 0.35, "reasoning": 0.25}))
+            rules.session_intent(AGENT, _p(**{first: 0.5, "writing": 0.3, "reasoning": 0.2}))
             is None
         )
     assert rules.session_intent(view(plain("hi")), _p(writing=0.5, coding=0.5)) is None
+
+
+@pytest.mark.parametrize("first", ["coding", "tool_calling", "instruction"])
+def test_below_even_odds_the_floors_rule_decides_at_its_confidence(first: str) -> None:
+    """Less sure than the rule is of any ask it decides (above 0.5): coding at the rule's
+    confidence, the same as when writing is first at the same share of other work."""
+    unsure = rules.session_intent(AGENT, _p(**{first: 0.4, "writing": 0.35, "reasoning": 0.25}))
+    assert unsure is not None, first
+    intent, why = unsure
+    assert (intent.label, intent.source) == ("coding", "rule")
+    assert why.endswith(f"read 0.600 < 0.95, the model's {first} 0.400 < 0.5")
+    same_share = rules.session_intent(AGENT, _p(writing=0.45, reasoning=0.15, coding=0.4))
+    assert same_share is not None and intent.confidence == same_share[0].confidence > 0.9
+
+
+# Found in review: read as other work, an ask was coding by the rule ("explain what sync_dir
+# does": reasoning 0.79, coding 0.79 in Claude Code's session); read as coding work, but
+# unsure, this one was the model's coding 0.29 in Claude Code's session and tool_calling 0.27
+# in Codex's, both below min_confidence (0.35): the default route, whatever that is
+READ_CONFIG = "Read the config loader and write a test for it."
+EXPLAIN = "explain what sync_dir does"
+
+
+def codex(ask: str) -> dict[str, Any]:
+    """Codex's first turn, with its tools, as the router reads it."""
+    return chat_view("responses", codex_body([user_item(ask)]))
+
+
+SESSIONS: dict[str, Callable[[str], dict[str, Any]]] = {"claude_code": claude_code, "codex": codex}
+
+
+@pytest.mark.parametrize("agent", SESSIONS)
+def test_an_ask_read_as_coding_work_but_unsure_is_no_less_sure_than_one_read_as_other_work(
+    agent: str,
+) -> None:
+    """Coding by the floor's rule, above even odds and above the rule's reading of "explain
+    what sync_dir does", so an operator's higher min_confidence or other default route
+    does not lose it."""
+    body = SESSIONS[agent](READ_CONFIG)
+    intent, shown = classify(body), explain(body)
+    assert (intent.label, intent.source) == ("coding", "rule"), shown
+    assert shown["rule"].startswith("agent_session: an agent's built-in tools offered")
+    assert shown["model_intent"] in ("coding", "tool_calling")  # coding work, shown
+    assert shown["top_intents"][0]["probability"] < 0.5
+    assert intent.confidence > 0.5
+    explained = classify(SESSIONS[agent](EXPLAIN))
+    assert explained.source == "rule" and intent.confidence > explained.confidence
+    config = parse(
+        {
+            "backends": [
+                {"name": "local", "tier": "local", "base_url": "http://x/v1", "model": "m"},
+                {"name": "cloud", "tier": "cloud", "base_url": "http://y/v1", "model": "m"},
+            ],
+            "classifier": {"default_route": "writing", "min_confidence": 0.5},
+        }
+    )
+    assert route_for(intent, Target("auto"), config) == "coding"
+
+
+@pytest.mark.parametrize("agent", SESSIONS)
+def test_a_tool_request_the_model_reads_surely_stays_tool_calling(agent: str) -> None:
+    """A call of the agent's shell ("run the tests"), tool_calling 0.79 to 0.80 by the
+    model: no unsure reading, so the rule does not make it coding."""
+    body = SESSIONS[agent]("run the tests")
+    intent, shown = classify(body), explain(body)
+    assert (intent.label, intent.source, shown["rule"]) == ("tool_calling", "model", None)
+    assert intent.confidence >= 0.5
 
 
 def test_an_ask_naming_a_source_file_in_kimi_clis_session_is_coding() -> None:
