@@ -239,23 +239,36 @@ def test_clines_mentions_and_a_resumed_tool_result_are_not_the_ask(proxy: Runnin
         assert plan["classifier"]["read"]["latest_chars"] == len(named)
 
 
-def served_as_plain(proxy: RunningRouter, body: dict[str, Any], plain: dict[str, Any]) -> None:
-    """Served over chat, `body` is classified and read as the chat `plain` is."""
+def served_as_plain(
+    proxy: RunningRouter, body: dict[str, Any], plain: dict[str, Any], *, same_intent: bool = True
+) -> dict[str, Any]:
+    """Served over chat, `body` is classified and read as the chat `plain` is: the same
+    label, the same reading, and, unless not `same_intent`, the same confidence and source.
+    Its explanation returned."""
     expected = explained(proxy, "chat", plain)
     served = openai_client(proxy).chat.completions.with_raw_response.create(**body)
     assert served.headers["x-smf-intent"] == expected["intent"]["label"]
     plan = explained(proxy, "chat", body)
-    assert plan["intent"] == expected["intent"]
+    assert plan["intent"] == expected["intent"] or not same_intent
+    assert plan["intent"]["label"] == expected["intent"]["label"]
     assert plan["classifier"]["read"] == expected["classifier"]["read"]
+    assert plan["classifier"]["top_intents"] == expected["classifier"]["top_intents"]
+    return plan
 
 
 def test_gooses_note_is_not_the_ask(proxy: RunningRouter) -> None:
     """Goose puts its note (the time, working directory, tokens used, todo list) in the user
     message before the last assistant message: before a first ask, its digits made "add a
-    --verbose flag to cli.py" math 0.35, for the cloud (found in review)."""
+    --verbose flag to cli.py" math 0.35, for the cloud (found in review). The note, cut, is
+    an agent's text in a user turn: the session's rule decides the model's reading there,
+    coding 0.45, below even odds (the same ask without the note, whose tools say no
+    agent's session, is that reading, by the model)."""
     ask = "add a --verbose flag to cli.py"
     plain = goose_body([{"role": "user", "content": ask}])
-    served_as_plain(proxy, goose_body([{"role": "user", "content": GOOSE_NOTE + ask}]), plain)
+    body = goose_body([{"role": "user", "content": GOOSE_NOTE + ask}])
+    plan = served_as_plain(proxy, body, plain, same_intent=False)
+    assert plan["classifier"]["rule"].startswith("agent_session: an agent's text in a user turn")
+    assert (plan["intent"]["label"], plan["intent"]["source"]) == ("coding", "rule")
     assert explained(proxy, "chat", plain)["classifier"]["read"]["latest_chars"] == len(ask)
 
 
