@@ -13,7 +13,8 @@ Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a browser-use a
 picks browser actions (`RequestView.browser_step`), an eval tool's grader judges an answer
 (`RequestView.grader`), a Letta agent's forced call is its reply channel
 (`RequestView.reply_channel`) and its compaction's summary asks for one fixed form
-(`RequestView.memory_summary`);
+(`RequestView.memory_summary`), an n8n node's reply is a given form over a given text
+(`RequestView.fixed_form`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -32,6 +33,7 @@ from classifier import (
     inspect_ai,
     jupyter_ai,
     letta,
+    n8n,
     openhands,
     promptfoo,
     shell_gpt,
@@ -109,6 +111,10 @@ class RequestView(NamedTuple):
     # Letta's compaction's summary request (`classifier.letta.summary_request`): instruction
     # work in its fixed form, whatever its transcript holds.
     memory_summary: bool = False
+    # n8n's Information Extractor's, Text Classifier's or Sentiment Analysis' request, or an
+    # output parser's fix-up (`classifier.n8n.fixed_form`): its reply is a label or fields
+    # of a given form over the text it gives, whatever the text is about.
+    fixed_form: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -185,6 +191,7 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         grader=promptfoo.grades(messages) or inspect_ai.grades(messages),
         reply_channel=tool_forced and letta.replies_by_tool(messages, tools, tool_choice),
         memory_summary=letta.summary_request(messages),
+        fixed_form=n8n.fixed_form(messages),
     )
 
 

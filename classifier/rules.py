@@ -51,6 +51,7 @@ BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
 GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
 MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
+FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -178,6 +179,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
         return Intent("reasoning", FORCED_CONFIDENCE, "rule"), GRADER
     if v.memory_summary:  # no ask, and no one kind of work in its agent's (`classifier.letta`)
         return Intent("instruction", FILE_CONFIDENCE, "rule"), MEMORY_SUMMARY
+    if v.fixed_form:  # a label or fields of a given text (`classifier.n8n`)
+        return Intent("instruction", FORCED_CONFIDENCE, "rule"), FIXED_FORM
     if v.has_tools:
         why = asks_for_tools(v)
         if why:
