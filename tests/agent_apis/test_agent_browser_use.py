@@ -13,19 +13,18 @@ own: a conversation is scoped by the caller's key, and no test's pin holds anoth
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from classifier.rules import BROWSER_COMPACTION, BROWSER_STEP
+from tests import recorded
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served
 from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
 from tests.harness import Collect, RunningRouter
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "browser-use-0.13.14"
+FIXTURES = recorded.FIXTURES / "browser-use-0.13.14"
 SHOP = "Find the cheapest item on http://127.0.0.1:8822/ and tell me its price"
 ARTICLE = (
     "Open http://127.0.0.1:8822/article.html, then go to the shop and find the cheapest item"
@@ -40,7 +39,7 @@ KEYS = {name: f"sk-browser-use-{name}-41d7" for name in RUNS}
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / f"{name}.json")
 
 
 @pytest.mark.parametrize("run", RUNS)

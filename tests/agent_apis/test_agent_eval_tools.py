@@ -12,23 +12,22 @@ sockets, the official SDK, the simulators as backends.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from classifier.rules import GRADER
+from tests import recorded
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served, served_as_read, served_by_default
 from tests.harness import RunningRouter
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = recorded.FIXTURES
 INSPECT, PROMPTFOO = "inspect-ai-0.3.285", "promptfoo-0.121.20"
 
 
 def captured(tool: str, name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / tool / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / tool / name)
 
 
 @pytest.fixture(scope="module")

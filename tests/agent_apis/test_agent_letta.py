@@ -13,19 +13,18 @@ simulators as backends.
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from classifier.rules import MEMORY_SUMMARY
+from tests import recorded
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served
 from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
 from tests.harness import Collect, RunningRouter
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "letta-0.16.8"
+FIXTURES = recorded.FIXTURES / "letta-0.16.8"
 # Each MemGPT agent's turn, and where its ask goes by the default routes
 FORCED = {
     "memgpt-v2-code": ("coding", "local"),
@@ -38,7 +37,7 @@ KEYS = {"agent": "sk-letta-agent-5c1e"}
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / f"{name}.json")
 
 
 @pytest.mark.parametrize("name", sorted(FORCED))

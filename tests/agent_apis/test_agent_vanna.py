@@ -14,19 +14,18 @@ DuckDB ledger, the simulators as backends.
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from classifier.rules import CODE_ANSWER, TOOL_AGENT
+from tests import recorded
 from tests.agent_apis.agent_stack import explained
 from tests.agent_apis.served import served, served_as_read
 from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
 from tests.harness import Collect, RunningRouter
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "vanna-2.0.2"
+FIXTURES = recorded.FIXTURES / "vanna-2.0.2"
 QUESTIONS = {
     "generate-sql-revenue.json": "What is the total revenue per country?",
     "generate-sql-top3.json": "Who are the top 3 customers by revenue?",
@@ -41,7 +40,7 @@ KEYS = {"legacy": "sk-vanna-legacy-7d2a"}
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 @pytest.mark.parametrize("name", QUESTIONS)

@@ -11,8 +11,6 @@ page, on the cloud), its nudges were read as the ask, and one 5-step run was 9 c
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -31,8 +29,9 @@ from classifier.evaluation import LOCAL
 from classifier.request import view
 from classifier.rules import BROWSER_COMPACTION, BROWSER_STEP
 from router.conversation import conversation_key
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "browser-use-0.13.14"
+FIXTURES = recorded.FIXTURES / "browser-use-0.13.14"
 SHOP = "Find the cheapest item on http://127.0.0.1:8822/ and tell me its price"
 ARTICLE = (
     "Open http://127.0.0.1:8822/article.html, then go to the shop and find the cheapest item"
@@ -57,7 +56,7 @@ QUERIES = {
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def state_text(body: dict[str, Any]) -> str:

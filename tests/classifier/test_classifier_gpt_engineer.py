@@ -13,8 +13,6 @@ project as one conversation. The bodies are the ones it sent
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +22,9 @@ from classifier.gpt_engineer import OPENINGS, ROADMAP
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
 from router.conversation import conversation_key, prompt_text
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "gpt-engineer-0.3.1"
+FIXTURES = recorded.FIXTURES / "gpt-engineer-0.3.1"
 CAPTURED = [
     "generate-haiku.json",
     "generate-todo.json",
@@ -60,7 +59,7 @@ OLD_PROMPTS = {
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def asked(name: str, ask: str) -> dict[str, Any]:

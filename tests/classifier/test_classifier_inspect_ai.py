@@ -10,8 +10,6 @@ templates not captured are filled here as its `prompt()` fills them.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -30,8 +28,9 @@ from classifier.request import view
 from classifier.rules import GRADER, rule_intent
 from router.conversation import conversation_key
 from router.translate.view import chat_view
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "inspect-ai-0.3.285"
+FIXTURES = recorded.FIXTURES / "inspect-ai-0.3.285"
 # Each captured question, as its content reads it (measured without the directive)
 TOPICS = {
     "physics": "reasoning",
@@ -48,7 +47,7 @@ DERIVATIVE = "What is the derivative of x^3 at x = 2?"
 
 def captured(name: str) -> dict[str, Any]:
     """The body as the router reads it: a Responses body in its chat view."""
-    body = dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    body = recorded.body(FIXTURES / name)
     return chat_view("responses", body) if "input" in body else body
 
 

@@ -11,9 +11,7 @@ instruction 0.54. The bodies are the magic's (`tests/fixtures/jupyter-ai-magics-
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +21,9 @@ from classifier.asks import ask_content, first_ask
 from classifier.jupyter_ai import CODE, SENTENCES, SUFFIXES
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
+from tests import recorded as recordings
 
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = recordings.FIXTURES
 RECORDED = FIXTURES / "jupyter-ai-magics-2.31.7"
 MARKDOWN = "\n\nProduce output in markdown format only."
 AVERAGE = "What is the average of 12, 15 and 30?"
@@ -33,7 +32,7 @@ STORY = "Write a short story about a lighthouse keeper"
 
 def recorded(name: str) -> dict[str, Any]:
     """A request the magic sent, as recorded."""
-    return dict(json.loads((RECORDED / name).read_text(encoding="utf-8")))
+    return recordings.body(RECORDED / name)
 
 
 def cell(prompt: str, system: str | None = None) -> dict[str, Any]:

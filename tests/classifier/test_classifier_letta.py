@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import copy
 import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,8 +23,9 @@ from classifier.letta import ACK, BASE_OPENING, SUMMARY_PROMPTS, TRANSCRIPT_END
 from classifier.request import view
 from classifier.rules import MEMORY_SUMMARY
 from router.conversation import conversation_key
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "letta-0.16.8"
+FIXTURES = recorded.FIXTURES / "letta-0.16.8"
 FIRST = "Hi! My name is Priya and I work as a data engineer in Lisbon."
 ISO = (
     "Can you write a Python function that parses an ISO 8601 date string and returns a"
@@ -47,7 +47,7 @@ HEARTBEAT = (
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def with_system(body: dict[str, Any], system: str) -> dict[str, Any]:

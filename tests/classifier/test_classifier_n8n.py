@@ -13,8 +13,6 @@ it, through its chat view.
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -24,15 +22,16 @@ from classifier.n8n import FIX_PARTS, NAIVE_FIX, OPENINGS
 from classifier.request import view
 from classifier.rules import FIXED_FORM, rule_intent
 from router.translate.view import chat_view
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "n8n-2.41.1"
+FIXTURES = recorded.FIXTURES / "n8n-2.41.1"
 NODES = ("extractor", "classifier", "sentiment")
 CAPTURED = [f"{name}-{api}.json" for name in (*NODES, "fixup") for api in ("responses", "chat")]
 SENTIMENT_TEXT = "The new release is fantastic, setup took two minutes and everything just worked."
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def chat(body: dict[str, Any]) -> dict[str, Any]:

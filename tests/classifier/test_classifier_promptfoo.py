@@ -11,9 +11,7 @@ as promptfoo fills it.
 
 from __future__ import annotations
 
-import json
 import re
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,8 +20,9 @@ from classifier import classify, explain
 from classifier.promptfoo import CLOSED_QA, GEVAL_EVALUATE, RUBRIC_SYSTEM, RUBRIC_USER
 from classifier.request import view
 from classifier.rules import GRADER
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "promptfoo-0.121.20"
+FIXTURES = recorded.FIXTURES / "promptfoo-0.121.20"
 # Each grader's capture (how the router read it before: `promptfoo-0.121.20.md`)
 CAPTURED = [
     "llm-rubric-math.json",
@@ -38,7 +37,7 @@ CODE = "Here is a solution:\n\n```python\ndef rev(s):\n    return s[::-1]\n```"
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def filled(template: str, **values: str) -> str:

@@ -9,22 +9,21 @@ under test.
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
 
 from classifier import classify
 from classifier.request import view
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "strands-agents-1.62.0"
+FIXTURES = recorded.FIXTURES / "strands-agents-1.62.0"
 ASK = "Give me facts about Tokyo."
 NUDGE = "You must format the previous response as structured output."
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def without_nudge(body: dict[str, Any]) -> dict[str, Any]:

@@ -12,8 +12,6 @@ router). The bodies are the ones it sent (`tests/fixtures/vanna-2.0.2.md`).
 from __future__ import annotations
 
 import copy
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,8 +21,9 @@ from classifier.asks import first_ask
 from classifier.decision import explain
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, TOOL_AGENT, rule_intent
+from tests import recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "vanna-2.0.2"
+FIXTURES = recorded.FIXTURES / "vanna-2.0.2"
 # Each `generate_sql` body and its question, the prompt's last message
 QUESTIONS = {
     "generate-sql-revenue.json": "What is the total revenue per country?",
@@ -57,7 +56,7 @@ GUIDELINES = (  # `get_sql_prompt`'s, 0.5.0 to 2.x: the first five
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    return recorded.body(FIXTURES / name)
 
 
 def opening(dialect: str) -> str:

@@ -14,12 +14,10 @@ from __future__ import annotations
 
 import ast
 import datetime
-import json
 import random
 import re
 import sqlite3
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -28,14 +26,15 @@ import openai
 import pytest
 
 from router.simulator import SimThread, dataprompt
+from tests import recorded
 
 MODEL = "tiny"
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = recorded.FIXTURES
 FILLER = "The meeting notes go on about the budget and the schedule. " * 3500  # ~200 KB
 
 
 def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8"))) | {"model": MODEL}
+    return recorded.body(FIXTURES / name) | {"model": MODEL}
 
 
 def chat(sdk: openai.OpenAI, body: dict[str, Any]) -> str:

@@ -20,7 +20,6 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -30,9 +29,10 @@ from pydantic import BaseModel, Field
 
 from router.simulator import SimThread
 from router.simulator.prompted import asked_json
+from tests import recorded
 
 MODEL = "tiny"
-FIXTURES = Path(__file__).parents[1] / "fixtures"
+FIXTURES = recorded.FIXTURES
 N8N = FIXTURES / "n8n-2.41.1-sim"
 PYTHON = FIXTURES / "langchain-core-1.8.3"
 NODES = [
@@ -52,7 +52,7 @@ class Joke(BaseModel):
 
 
 def n8n_body(name: str) -> dict[str, Any]:
-    return dict(json.loads((N8N / name).read_text(encoding="utf-8"))) | {"model": MODEL}
+    return recorded.body(N8N / name) | {"model": MODEL}
 
 
 def prompt_text(body: dict[str, Any]) -> str:
