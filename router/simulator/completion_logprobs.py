@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from router.scoring import echo_asked
 from router.simulator import tokens
 from router.simulator.errors import Flavor, validation_error, validation_errors, validation_item
 from router.simulator.logprobs import MAX_TOP
@@ -57,16 +58,12 @@ def asked_counts(body: dict[str, Any], profile: Flavor) -> tuple[int | None, int
 
 def echoes(body: dict[str, Any], profile: Flavor) -> bool:
     """Whether `echo` is set: on the vllm profile as vLLM's request model reads its
-    `bool | None` (pydantic's lax mode: `1`, `1.0`, "true", "1", "yes", "on", "t", "y" in any
-    case), elsewhere `true` alone, as before. A value vLLM cannot read is none here. Read
-    as `true` alone, `echo: 1` was generation, and its `max_tokens: 0` refused (found in
-    review)."""
-    value = body.get("echo")
+    `bool | None`, which the router reads alike (`router.scoring.echo_asked`); elsewhere
+    `true` alone, as before. Read as `true` alone, `echo: 1` was generation, and its
+    `max_tokens: 0` refused (found in review)."""
     if profile != "vllm":
-        return value is True
-    if isinstance(value, str):
-        return value.lower() in ("1", "on", "t", "true", "y", "yes")
-    return isinstance(value, int | float) and value == 1
+        return body.get("echo") is True
+    return echo_asked(body)
 
 
 def _whole(body: dict[str, Any]) -> None:
