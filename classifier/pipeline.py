@@ -131,6 +131,7 @@ def train_and_report(
         "seed": config.seed,
         "c": config.c,
         "min_df": config.min_df,
+        "nb_scale": config.nb_scale,
         "constraint_detector": {
             "sentences": len(sentences),
             "negatives_from_rows": config.detector_negatives,

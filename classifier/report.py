@@ -69,7 +69,7 @@ def render(
         "  tool_calling, instruction; cloud = math, reasoning, prose, writing)",
         f"- accuracy: {_pct(report.accuracy)}",
         f"- training rows: {meta['train_rows']}, features: {meta['n_features']},"
-        f" seed {meta['seed']}, C={meta['c']}",
+        f" seed {meta['seed']}, C={meta['c']}, complement NB x{meta.get('nb_scale', 0.0)}",
         f"- training data sha256: `{meta['data_sha256'][:16]}…`",
         f"- libraries: {', '.join(f'{k} {v}' for k, v in sorted(meta['versions'].items()))}",
         "",

@@ -151,6 +151,11 @@ def test_shipped_artifact_carries_its_metadata() -> None:
     assert meta["data_sha256"] == corpus.data_hash()
     assert {"scikit-learn", "numpy", "skops"} <= set(meta["versions"])
     assert artifact.MODEL_PATH.stat().st_size < 20 * 1024 * 1024
+    # trained as `smf-router classifier train` trains: the NB weight is a knob of the shipped
+    # model since 2026-12-06, recorded so that a changed default cannot pass unseen
+    shipped = TrainConfig()
+    assert (meta["seed"], meta["c"], meta["min_df"]) == (shipped.seed, shipped.c, shipped.min_df)
+    assert meta["nb_scale"] == shipped.nb_scale
 
 
 BROKEN_MODEL = """
