@@ -63,9 +63,9 @@ CREWAI = "framework:crewai"
 HAYSTACK = "framework:haystack"
 ADK = "framework:google-adk"
 BROWSER_USE = "framework:browser-use"
-# In place of the system prompt and the first ask, in a Magentic run's key (`_run_key`)
+# In place of the system prompt and the first ask, in a Magentic run's key (`_marked_key`)
 MAGENTIC = "framework:semantic-kernel-magentic"
-# ...and with its agent's and conversation's ids, in a Letta agent's (`_agent_key`)
+# ...and with its agent's and conversation's ids, in a Letta agent's (`_marked_key`)
 LETTA = "app:letta"
 
 
@@ -108,7 +108,7 @@ def conversation_key(
     prompt of its own, and is keyed as the run's requests are. A Haystack ranker's or query
     expander's by its query (`classifier.haystack.framed`): one query's side calls are one
     conversation. A Semantic Kernel Magentic manager's by the task its first message holds
-    (`_run_key`). An OpenAI Agents SDK agent's after a nested handoff, which sends no user
+    (`_marked_key`). An OpenAI Agents SDK agent's after a nested handoff, which sends no user
     message, by the first user line of the history it is handed (`first_ask`,
     `classifier.openai_agents`): keyed by its instructions alone, every run's call of that
     agent was one conversation, one run's pin holding the others' (found running the SDK).
@@ -126,7 +126,7 @@ def conversation_key(
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory.
     A Letta agent's system prompt is its memory, which its tools edit within a conversation,
     and a compaction changes its first ask: its requests are keyed by the agent's and the
-    conversation's ids its prompt names instead (`_agent_key`)."""
+    conversation's ids its prompt names instead (`_marked_key`)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session, tab = session_id(body, headers)
@@ -140,9 +140,9 @@ def conversation_key(
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
     if (task := semantic_kernel.run_task(messages)) is not None:
-        return _run_key(digest, task)
+        return _marked_key(digest, MAGENTIC, task.rstrip()[:KEY_CHARS])
     if (ids := letta.agent_ids(messages)) is not None:
-        return _agent_key(digest, ids)
+        return _marked_key(digest, LETTA, *ids)
     first: object = None
     framework = _framework(messages)
     framed = framework is not None
@@ -214,26 +214,23 @@ def _unchanging(system: str) -> str:
     return without_working_memory(without_snapshot(system))
 
 
-def _run_key(digest: hashlib.blake2b, task: str) -> str:
-    """The key of a Semantic Kernel Magentic run's manager's request: its task, which its
-    first message holds (`classifier.semantic_kernel.run_task`), marked as the manager's. Not
-    the first ask: the ledger that opens each request after the plan holds none, and a long
-    run's progress check lies past `classifier.asks.first_ask`'s bound, behind the rounds
-    so far; read so, one run was four conversations (found in review)."""
-    _hash_part(digest, MAGENTIC)
-    _hash_part(digest, task.rstrip()[:KEY_CHARS])
-    return digest.hexdigest()
+def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
+    """A key of `parts` in place of the system prompt and the first ask, marked as one app's.
 
+    A Semantic Kernel Magentic run's manager's request (`MAGENTIC`): its task, which its first
+    message holds (`classifier.semantic_kernel.run_task`). Not the first ask: the ledger that
+    opens each request after the plan holds none, and a long run's progress check lies past
+    `classifier.asks.first_ask`'s bound, behind the rounds so far; read so, one run was four
+    conversations (found in review).
 
-def _agent_key(digest: hashlib.blake2b, ids: tuple[str, str]) -> str:
-    """The key of a Letta agent's request: the agent's and the conversation's ids in its
-    system prompt's memory metadata (`classifier.letta.agent_ids`), marked as Letta's. Not
-    its system prompt, which holds the agent's memory blocks: its memory tools edit them
-    within a conversation, and one agent's conversation split in two at an edit, its pin
-    lost (found in a live review). Nor its first ask, which a compaction hides. The ids are
-    the server's: one agent's conversations are apart, its turns one."""
-    _hash_part(digest, LETTA)
-    for part in ids:
+    A Letta agent's request (`LETTA`): the agent's and the conversation's ids in its system
+    prompt's memory metadata (`classifier.letta.agent_ids`). Not its system prompt, which
+    holds the agent's memory blocks: its memory tools edit them within a conversation, and
+    one agent's conversation split in two at an edit, its pin lost (found in a live review).
+    Nor its first ask, which a compaction hides. The ids are the server's: one agent's
+    conversations are apart, its turns one."""
+    _hash_part(digest, mark)
+    for part in parts:
         _hash_part(digest, part)
     return digest.hexdigest()
 
