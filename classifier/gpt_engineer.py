@@ -10,7 +10,7 @@ improving it (`-i`, and self-heal) open with the `roadmap` preprompt (`ROADMAP`)
 was prose 0.986 and "a short story generator" prose 0.99, each on the cloud; under the
 `clarify` preprompt (`-c`), "a program that computes the n-th prime number" was math 0.51
 (found running gpt-engineer against the router). Yet the user asked for a program: coding
-work, as a Shell-GPT code role's ask is (`RequestView.code_answer`,
+work, as a Shell-GPT code role's ask is (`RequestView.fixed`,
 `classifier.rules.rule_intent`). Its `entrypoint` request (the script that runs the code)
 is told too. Its lite mode (`-l`) sends the user's prompt as the system prompt and the
 `file_format` preprompt as the user turn: read as it is, that asks for files of code.

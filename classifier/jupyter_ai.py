@@ -15,7 +15,7 @@ without it, for the classifier, the conversation key and the ledger alike. Each 
 `code` only chooses how the notebook shows the reply (HTML, LaTeX, JSON, an image). The
 `code` format's sentence asks for source code alone, inserted as the next cell: the user asked for
 code, whatever the prompt is about, as under Shell-GPT's code role (`classifier.shell_gpt`),
-so its request is a code answer (`answers_in_code`; `RequestView.code_answer`). Read by
+so its request is a code answer (`answers_in_code`; `RequestView.fixed`). Read by
 its topic, `-f code` "Plot a bar chart of revenue by country with matplotlib" was
 instruction 0.54.
 

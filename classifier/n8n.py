@@ -17,7 +17,7 @@ defines it (`classifier/data/audit/POLICY.md`: constraints on the output, "forma
 JSON with given keys, transformations such as sort, extract, reformat, classify into given
 labels"). Not reasoning: the answer is in the text given, nothing beyond it to know or work
 out. Not the data's topic: an invoice's amounts are to be copied, not computed; a review's
-tone is to be labelled, not argued. So each is instruction by rule (`RequestView.fixed_form`,
+tone is to be labelled, not argued. So each is instruction by rule (`RequestView.fixed`,
 `classifier.rules.rule_intent`), on the local model, as other constrained replies over a
 given text are.
 

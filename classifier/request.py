@@ -5,16 +5,16 @@ lives in the latest and the first user message, the asks (`classifier.asks` find
 passing over agents' and frameworks' own turns). Every read here is bounded (message count,
 part count, bytes), so a 200k-token conversation costs about what a short one does.
 
-Besides the asks' texts, the view keeps what the request's shape says of its reply: a
-smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL prompt,
-jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code
-(`RequestView.code_answer`), a DSPy ReAct step names a tool (`RequestView.tool_step`),
-Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a browser-use agent step
-picks browser actions (`RequestView.browser_step`), an eval tool's grader judges an answer
-(`RequestView.grader`), a Letta agent's forced call is its reply channel
-(`RequestView.reply_channel`) and its compaction's summary asks for one fixed form
-(`RequestView.memory_summary`), an n8n node's reply is a given form over a given text
-(`RequestView.fixed_form`);
+Besides the asks' texts, the view keeps what the request's shape says of its reply: the
+reading its app fixes whatever the ask (`RequestView.fixed`, one of `classifier.fixed`'s,
+found by `_FIXED`: a smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL
+prompt, jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code, a DSPy ReAct step
+names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
+browser-use agent step picks browser actions and its compaction summarizes them, an eval
+tool's grader judges an answer, Letta's compaction's summary asks for one fixed form, an n8n
+node's reply is a given form over a given text); Vanna's Agent's ask is for its tools
+(`RequestView.tool_agent`), a Letta agent's forced call is its reply channel
+(`RequestView.reply_channel`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -23,6 +23,7 @@ bound on tools (`classifier.toolset`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from classifier import (
@@ -48,6 +49,17 @@ from classifier.asks import (
     read_in_part,
     role_of,
     user_messages,
+)
+from classifier.fixed import (
+    BROWSER_COMPACTION_READING,
+    BROWSER_STEP_READING,
+    CODE_ANSWER_READING,
+    CONDENSER_READING,
+    FIXED_FORM_READING,
+    GRADER_READING,
+    MEMORY_SUMMARY_READING,
+    TOOL_STEP_READING,
+    Fixed,
 )
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import agent_identified, tool_names
@@ -79,42 +91,17 @@ class RequestView(NamedTuple):
     # the request is an agent's. Not an agent framework's texts (crewAI's, pydantic-ai's):
     # research and writing run on them as much as code.
     harness_cut: bool = False
-    # A smolagents CodeAgent's request (`classifier.smolagents.answers_in_code`), one of
-    # Shell-GPT's shell, code or shell-describing role (`classifier.shell_gpt.answers_in_code`),
-    # Vanna's SQL prompt (`classifier.vanna.asks_for_sql`), a jupyter-ai `%%ai` cell of its
-    # code format (`classifier.jupyter_ai.answers_in_code`) or gpt-engineer's
-    # (`classifier.gpt_engineer.answers_in_code`): its reply must be code (or say what a
-    # command does, or what a program's spec leaves unclear), whatever the task
+    # The reading the request's app fixes whatever the ask (`classifier.fixed`): the first
+    # of `_FIXED`'s detectors that finds its app's request, or None
     # (`classifier.rules.rule_intent`).
-    code_answer: bool = False
-    # A DSPy ReAct step (`classifier.dspy.picks_tool`): its reply must name a tool.
-    tool_step: bool = False
-    # OpenHands' condenser's summary request (`classifier.openhands.summary_request`): its
-    # agent's session work, whatever its events hold (`classifier.rules.rule_intent`).
-    condenser: bool = False
+    fixed: Fixed | None = None
     # Vanna's Agent with its tools offered (`classifier.vanna.agent_session`): its asks are
     # for its tools, unless clearly other work (`classifier.rules.session_intent`). No coding
     # agent's: nothing of it is left out of what is read.
     tool_agent: bool = False
-    # A browser-use agent step (`classifier.browser_use.picks_actions`): its reply is its next
-    # browser actions, whatever the task.
-    browser_step: bool = False
-    # browser-use's history compaction (`classifier.browser_use.compacts`): its agent's work.
-    browser_compaction: bool = False
-    # An eval tool's grader's request (`classifier.promptfoo.grades`,
-    # `classifier.inspect_ai.grades`): it judges an answer against criteria, whatever the
-    # answer is about (`classifier.rules.rule_intent`).
-    grader: bool = False
     # A Letta agent's request forcing a call of its reply tool (`classifier.letta.replies_by_tool`):
     # the forcing is how it answers, no tool request (`classifier.rules.rule_intent`).
     reply_channel: bool = False
-    # Letta's compaction's summary request (`classifier.letta.summary_request`): instruction
-    # work in its fixed form, whatever its transcript holds.
-    memory_summary: bool = False
-    # n8n's Information Extractor's, Text Classifier's or Sentiment Analysis' request, or an
-    # output parser's fix-up (`classifier.n8n.fixed_form`): its reply is a label or fields
-    # of a given form over the text it gives, whatever the text is about.
-    fixed_form: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -182,23 +169,16 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
-        code_answer=_answers_in_code(messages),
-        tool_step=dspy.picks_tool(messages),
-        condenser=openhands.summary_request(messages),
+        fixed=_fixed(messages),
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(messages, tools),
-        browser_step=browser_use.picks_actions(messages),
-        browser_compaction=browser_use.compacts(messages),
-        grader=promptfoo.grades(messages) or inspect_ai.grades(messages),
         reply_channel=tool_forced and letta.replies_by_tool(messages, tools, tool_choice),
-        memory_summary=letta.summary_request(messages),
-        fixed_form=n8n.fixed_form(messages),
     )
 
 
 def _answers_in_code(messages: list[Any]) -> bool:
-    """Whether the request's reply must be code (`RequestView.code_answer`): a smolagents
-    CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai code cell's,
-    gpt-engineer's."""
+    """Whether the request's reply must be code (`classifier.fixed.CODE_ANSWER`): a
+    smolagents CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai
+    code cell's, gpt-engineer's."""
     return (
         smolagents.answers_in_code(messages)
         or shell_gpt.answers_in_code(messages)
@@ -206,6 +186,33 @@ def _answers_in_code(messages: list[Any]) -> bool:
         or jupyter_ai.answers_in_code(messages)
         or gpt_engineer.answers_in_code(messages)
     )
+
+
+def _grades(messages: list[Any]) -> bool:
+    """Whether an eval tool's grader sent the request (`classifier.fixed.GRADER`)."""
+    return promptfoo.grades(messages) or inspect_ai.grades(messages)
+
+
+# Each app's detector and the reading it fixes, in the order they are tried: the first found
+# decides, so an app's request that two detectors could claim is read one way only.
+_FIXED: tuple[tuple[Callable[[list[Any]], bool], Fixed], ...] = (
+    (_answers_in_code, CODE_ANSWER_READING),
+    (dspy.picks_tool, TOOL_STEP_READING),
+    (openhands.summary_request, CONDENSER_READING),
+    (browser_use.picks_actions, BROWSER_STEP_READING),
+    (browser_use.compacts, BROWSER_COMPACTION_READING),
+    (_grades, GRADER_READING),
+    (letta.summary_request, MEMORY_SUMMARY_READING),
+    (n8n.fixed_form, FIXED_FORM_READING),
+)
+
+
+def _fixed(messages: list[Any]) -> Fixed | None:
+    """The reading the request's app fixes (`RequestView.fixed`): `_FIXED`'s first found."""
+    for found, reading in _FIXED:
+        if found(messages):
+            return reading
+    return None
 
 
 def _messages(body: dict[str, Any]) -> list[Any]:

@@ -33,33 +33,29 @@ from functools import lru_cache
 from itertools import pairwise
 
 from classifier.features import tokens
+from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here too
+    BROWSER_COMPACTION,
+    BROWSER_STEP,
+    CODE_ANSWER,
+    CONDENSER,
+    FILE_CONFIDENCE,
+    FIXED_FORM,
+    FORCED_CONFIDENCE,
+    GRADER,
+    MEMORY_SUMMARY,
+    TOOL_STEP,
+)
 from classifier.intent import INTENTS, Intent
 from classifier.request import RequestView
 from classifier.source_files import named_source_file
 
-FORCED_CONFIDENCE = 0.97
 ASKED_CONFIDENCE = 0.9
-CODE_ANSWER = (
-    "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
-    " describe-shell role, Vanna's SQL prompt, jupyter-ai's code format or gpt-engineer's"
-    " prompts"
-)
-TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
-CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
-BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
-BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
-GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
-MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
-FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
 # work that the floor stands for (`session_intent`)
 AGENT_FLOOR = 0.95
-# An ask in a coding agent's session that names a source file (`named_source_file`) is
-# coding at this confidence, as sure as an ask for an offered tool is tool use
-FILE_CONFIDENCE = 0.9
 # In a coding agent's session, the model's first reading of coding work stands from even
 # odds on: below, it is less sure than the floor's rule ever is (0.5 at `AGENT_FLOOR`, for
 # any floor), and that rule decides (`session_intent`)
@@ -165,22 +161,8 @@ def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
     """The intent and the rule that decided it, when a rule is certain."""
     if v.tool_forced and not v.reply_channel:  # Letta's answer by a call is no tool request
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), "tool_choice forces a call"
-    if v.code_answer:
-        return Intent("coding", FORCED_CONFIDENCE, "rule"), CODE_ANSWER
-    if v.tool_step:
-        return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), TOOL_STEP
-    if v.condenser:  # no ask and no key to its session (`classifier.openhands`)
-        return Intent("coding", FILE_CONFIDENCE, "rule"), CONDENSER
-    if v.browser_step:  # whatever the task, it picks tools (`classifier.browser_use`)
-        return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), BROWSER_STEP
-    if v.browser_compaction:  # no ask, as OpenHands' condenser's
-        return Intent("tool_calling", FILE_CONFIDENCE, "rule"), BROWSER_COMPACTION
-    if v.grader:  # one judge for every graded answer, whatever it grades
-        return Intent("reasoning", FORCED_CONFIDENCE, "rule"), GRADER
-    if v.memory_summary:  # no ask, and no one kind of work in its agent's (`classifier.letta`)
-        return Intent("instruction", FILE_CONFIDENCE, "rule"), MEMORY_SUMMARY
-    if v.fixed_form:  # a label or fields of a given text (`classifier.n8n`)
-        return Intent("instruction", FORCED_CONFIDENCE, "rule"), FIXED_FORM
+    if v.fixed is not None:  # the app's reading, whatever the ask (`classifier.fixed`)
+        return Intent(v.fixed.label, v.fixed.confidence, "rule"), v.fixed.reason
     if v.has_tools:
         why = asks_for_tools(v)
         if why:

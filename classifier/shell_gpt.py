@@ -10,7 +10,7 @@ command". Read by its topic, the ask went elsewhere: under the shell role "what 
 "solve x^2 - 5x + 6 = 0" was math 0.996, "generate a random haiku" prose 0.96; described,
 "echo $((17*2300/100))" was math 0.96 (found running sgpt against the router). Yet the user
 asked for a command or code, or what one does: coding work, like a smolagents CodeAgent's
-step (`RequestView.code_answer`, `classifier.rules.rule_intent`). Its default role,
+step (`RequestView.fixed`, `classifier.rules.rule_intent`). Its default role,
 "ShellGPT", is a general assistant's: its asks are read as they are.
 """
 

@@ -8,7 +8,7 @@ pairs as user and assistant turns (`get_similar_question_sql`), then the user's 
 Read by its topic, the question went elsewhere: "What is the total revenue per country?"
 was math 0.797, "Which country has the most customers?" reasoning 0.918, each on the cloud
 (found running vanna 2.0.2 against the router). Yet the user asked for SQL: coding work, as
-a Shell-GPT code role's ask is (`RequestView.code_answer`, `classifier.rules.rule_intent`).
+a Shell-GPT code role's ask is (`RequestView.fixed`, `classifier.rules.rule_intent`).
 Told by its system prompt, exactly (`asks_for_sql`): from 0.5.0 on it ends with
 `SQL_GUIDELINES` (6. naming the dialect from 0.6.0 on), whatever opening the user configured
 (`initial_prompt`; vanna's own is "You are a {dialect} expert. Please help to generate a

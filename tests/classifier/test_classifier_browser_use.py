@@ -26,6 +26,7 @@ from classifier.browser_use import (
     REQUEST_OPENING,
 )
 from classifier.evaluation import LOCAL
+from classifier.fixed import BROWSER_COMPACTION_READING, BROWSER_STEP_READING
 from classifier.request import view
 from classifier.rules import BROWSER_COMPACTION, BROWSER_STEP
 from router.conversation import conversation_key
@@ -88,8 +89,8 @@ def test_a_step_and_the_judge_are_read_by_the_runs_task(name: str) -> None:
     appends: the task, the latest and only ask."""
     seen = view(captured(name))
     assert (seen.latest, seen.first) == (RUNS[name], "")
-    assert seen.browser_step == name.startswith("step-")
-    assert (seen.harness_cut, seen.browser_compaction) == (False, False)
+    assert (seen.fixed == BROWSER_STEP_READING) == name.startswith("step-")
+    assert (seen.harness_cut, seen.fixed == BROWSER_COMPACTION_READING) == (False, False)
 
 
 @pytest.mark.parametrize("name", STEPS)
@@ -115,7 +116,11 @@ def test_an_extraction_is_read_by_its_query(name: str) -> None:
     term, 2026-12-06), not across."""
     body = captured(name)
     seen = view(body)
-    assert (seen.latest, seen.first, seen.browser_step) == (QUERIES[name], "", False)
+    assert (seen.latest, seen.first, seen.fixed == BROWSER_STEP_READING) == (
+        QUERIES[name],
+        "",
+        False,
+    )
     alone = {"model": "auto", "messages": [{"role": "user", "content": QUERIES[name]}]}
     assert (classify(body).label in LOCAL) == (classify(alone).label in LOCAL)
 
@@ -125,7 +130,7 @@ def test_the_compaction_asks_nothing_and_is_its_agents_work() -> None:
     was coding 0.86 by the history's URLs and tags)."""
     body = captured("compaction.json")
     seen = view(body)
-    assert (seen.latest, seen.first, seen.browser_compaction) == ("", "", True)
+    assert (seen.latest, seen.first, seen.fixed == BROWSER_COMPACTION_READING) == ("", "", True)
     intent = classify(body)
     assert (intent.label, intent.source) == ("tool_calling", "rule")
     assert explain(body)["rule"] == BROWSER_COMPACTION
@@ -175,7 +180,11 @@ def test_browser_uses_layout_in_another_request_is_read_as_written(system: str |
     body = {"model": "auto", "messages": messages}
     seen = view(body)
     assert explain(body)["read"]["latest_chars"] == len(text)
-    assert (seen.first, seen.browser_step, seen.browser_compaction) == ("", False, False)
+    assert (
+        seen.first,
+        seen.fixed == BROWSER_STEP_READING,
+        seen.fixed == BROWSER_COMPACTION_READING,
+    ) == ("", False, False)
     assert conversation_key(body, {}, "c") != conversation_key(
         captured("step-article-1.json"), {}, "c"
     )
@@ -190,4 +199,7 @@ def test_a_chat_after_browser_uses_prompt_is_read_as_written() -> None:
         {"role": "user", "content": "Write a haiku about autumn leaves."},
     ]
     seen = view(body)
-    assert (seen.latest, seen.browser_step) == ("Write a haiku about autumn leaves.", False)
+    assert (seen.latest, seen.fixed == BROWSER_STEP_READING) == (
+        "Write a haiku about autumn leaves.",
+        False,
+    )

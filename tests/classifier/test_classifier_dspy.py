@@ -15,6 +15,7 @@ import pytest
 
 from classifier import classify
 from classifier.dspy import AGENT, FIELDS, OBJECTIVE, OUTPUTS, STRUCTURE, TAILS
+from classifier.fixed import CODE_ANSWER_READING, TOOL_STEP_READING
 from classifier.request import view
 from router.conversation import conversation_key
 
@@ -70,8 +71,8 @@ def test_a_call_is_read_by_its_inputs(name: str) -> None:
     call's own inputs, as the latest and only ask."""
     seen = view(captured(name))
     assert (seen.latest, seen.first) == (TASKS[name], "")
-    assert seen.tool_step == (name in STEPS)
-    assert (seen.harness_cut, seen.code_answer) == (False, False)
+    assert (seen.fixed == TOOL_STEP_READING) == (name in STEPS)
+    assert (seen.harness_cut, seen.fixed == CODE_ANSWER_READING) == (False, False)
 
 
 @pytest.mark.parametrize("name", sorted(STEPS))
@@ -151,7 +152,7 @@ def test_dspys_layout_in_another_request_is_read_as_written(system: str | None) 
         messages.insert(0, {"role": "system", "content": system})
     seen = view({"model": "auto", "messages": messages})
     assert (seen.latest, seen.first) == (call, "[[ ## question ## ]]\nWhat is 2 + 2?")
-    assert not seen.tool_step
+    assert seen.fixed != TOOL_STEP_READING
 
 
 def test_a_message_not_laid_out_as_dspys_is_read_as_written() -> None:

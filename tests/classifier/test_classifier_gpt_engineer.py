@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
+from classifier.fixed import CODE_ANSWER_READING
 from classifier.gpt_engineer import OPENINGS, ROADMAP
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
@@ -88,7 +89,7 @@ def clarified_generate() -> dict[str, Any]:
 def coding_by_rule(body: dict[str, Any]) -> None:
     """`body` is a code answer, coding by `CODE_ANSWER`."""
     seen = view(body)
-    assert seen.code_answer is True
+    assert seen.fixed == CODE_ANSWER_READING
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == CODE_ANSWER
     intent = classify(body)
@@ -148,13 +149,13 @@ def test_older_versions_openings_ask_for_code(version: str) -> None:
 def test_a_haiku_request_without_gpt_engineers_prompt_stays_prose(system: str | None) -> None:
     head = [] if system is None else [{"role": "system", "content": system}]
     body = {"model": "auto", "messages": [*head, {"role": "user", "content": HAIKU}]}
-    assert view(body).code_answer is False
+    assert view(body).fixed != CODE_ANSWER_READING
     assert classify(body).label == "prose"
 
 
 def test_the_roadmap_typed_as_the_users_ask_is_read_as_written() -> None:
     body = {"model": "auto", "messages": [{"role": "user", "content": ROADMAP + HAIKU}]}
-    assert view(body).code_answer is False
+    assert view(body).fixed != CODE_ANSWER_READING
 
 
 def test_the_openings_are_the_preprompts() -> None:

@@ -16,6 +16,7 @@ import pytest
 
 from classifier import classify
 from classifier.asks import ask_content
+from classifier.fixed import GRADER_READING
 from classifier.inspect_ai import (
     DEFAULT_MODEL_GRADED_FACT_TEMPLATE,
     DEFAULT_MODEL_GRADED_QA_TEMPLATE,
@@ -143,7 +144,7 @@ def test_the_model_graded_scorers_request_is_judged_by_rule(name: str) -> None:
     reasoning, no longer what they grade (instruction 0.70 and coding 0.82, local)."""
     body = captured(name)
     seen = view(body)
-    assert seen.grader is True
+    assert seen.fixed == GRADER_READING
     assert seen.latest.startswith("\nYou are assessing a submitted answer")  # read as sent
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == GRADER
@@ -170,7 +171,7 @@ def test_model_graded_fact_and_a_tasks_own_instructions_are_judged_by_rule() -> 
         # a model's configured system message before it
         body = asked(text)
         body["messages"].insert(0, {"role": "system", "content": "You are a strict grader."})
-        assert view(body).grader is True
+        assert view(body).fixed == GRADER_READING
 
 
 @pytest.mark.parametrize(
@@ -193,5 +194,5 @@ def test_model_graded_fact_and_a_tasks_own_instructions_are_judged_by_rule() -> 
 def test_a_grading_text_not_the_scorers_request_is_read_by_the_model(
     body: dict[str, Any],
 ) -> None:
-    assert view(body).grader is False
+    assert view(body).fixed != GRADER_READING
     assert classify(body).source == "model"

@@ -18,6 +18,7 @@ import pytest
 
 from classifier import classify
 from classifier.asks import ask_content, first_ask
+from classifier.fixed import CODE_ANSWER_READING
 from classifier.jupyter_ai import CODE, SENTENCES, SUFFIXES
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
@@ -61,7 +62,7 @@ def test_a_cell_is_read_without_its_formats_sentence(name: str, ask: str, label:
     """Each was instruction, read with the sentence."""
     body = recorded(name)
     seen = view(body)
-    assert (seen.latest, seen.code_answer, seen.harness_cut) == (ask, False, False)
+    assert (seen.latest, seen.fixed == CODE_ANSWER_READING, seen.harness_cut) == (ask, False, False)
     intent = classify(body)
     assert (intent.label, intent.source) == (label, "model")
 
@@ -81,7 +82,7 @@ def test_a_code_cell_is_coding_whatever_it_asks(name: str, ask: str) -> None:
     body = recorded(name)
     seen = view(body)
     assert seen.latest.startswith(ask) and not seen.latest.endswith(CODE)
-    assert seen.code_answer is True
+    assert seen.fixed == CODE_ANSWER_READING
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == CODE_ANSWER
     assert (classify(body).label, classify(body).source) == ("coding", "rule")
@@ -134,7 +135,7 @@ def test_the_sentence_under_a_system_prompt_is_the_users(system: str) -> None:
     written, the code sentence too."""
     assert view(cell(AVERAGE + MARKDOWN, system)).latest == AVERAGE + MARKDOWN
     seen = view(cell(AVERAGE + CODE, system))
-    assert (seen.latest, seen.code_answer) == (AVERAGE + CODE, False)
+    assert (seen.latest, seen.fixed == CODE_ANSWER_READING) == (AVERAGE + CODE, False)
 
 
 def test_only_the_magics_shape_of_request_is_read_so() -> None:
@@ -152,7 +153,7 @@ def test_only_the_magics_shape_of_request_is_read_so() -> None:
     for body in (two_users, parts, tool):
         seen = view(body)
         assert seen.latest.endswith(("only.", "after it.")), body
-        assert seen.code_answer is False
+        assert seen.fixed != CODE_ANSWER_READING
 
 
 def test_a_user_typing_the_sentence_in_a_plain_chat_is_read_as_the_magics_user() -> None:

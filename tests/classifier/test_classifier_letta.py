@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.fixed import MEMORY_SUMMARY_READING
 from classifier.letta import ACK, BASE_OPENING, SUMMARY_PROMPTS, TRANSCRIPT_END
 from classifier.request import view
 from classifier.rules import MEMORY_SUMMARY
@@ -191,7 +192,7 @@ def test_the_compactions_summary_is_instruction_whatever_its_transcript(name: st
     """Its transcript is no ask (coding, by its code, before): instruction by rule."""
     body = captured(name)
     seen = view(body)
-    assert (seen.latest, seen.first, seen.memory_summary) == ("", "", True)
+    assert (seen.latest, seen.first, seen.fixed == MEMORY_SUMMARY_READING) == ("", "", True)
     intent = classify(body)
     assert (intent.label, intent.confidence, intent.source) == ("instruction", 0.9, "rule")
     assert explain(body)["rule"] == MEMORY_SUMMARY
@@ -216,7 +217,10 @@ def test_a_chats_summary_and_the_default_modes_are_instruction_too() -> None:
     sliding = copy.deepcopy(chat)
     del sliding["messages"][1]
     sliding["messages"][0]["content"] = SUMMARY_PROMPTS[1] + " Write a detailed summary ..."
-    assert (classify(sliding).label, view(sliding).memory_summary) == ("instruction", True)
+    assert (classify(sliding).label, view(sliding).fixed == MEMORY_SUMMARY_READING) == (
+        "instruction",
+        True,
+    )
 
 
 def test_a_transcript_after_another_prompt_is_read_as_written() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.fixed import FIXED_FORM_READING
 from classifier.n8n import FIX_PARTS, NAIVE_FIX, OPENINGS
 from classifier.request import view
 from classifier.rules import FIXED_FORM, rule_intent
@@ -47,7 +48,7 @@ def messages_of(name: str) -> list[dict[str, Any]]:
 def instruction_by_rule(body: dict[str, Any]) -> None:
     """`body` (a chat body) is instruction by `FIXED_FORM`."""
     seen = view(body)
-    assert seen.fixed_form is True
+    assert seen.fixed == FIXED_FORM_READING
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == FIXED_FORM
     intent = classify(body)
@@ -58,7 +59,7 @@ def instruction_by_rule(body: dict[str, Any]) -> None:
 
 def read_as_written(body: dict[str, Any]) -> None:
     """`body` is no request of n8n's nodes: no rule decides it, the model does."""
-    assert view(body).fixed_form is False
+    assert view(body).fixed != FIXED_FORM_READING
     assert classify(body).source == "model"
 
 
@@ -153,7 +154,7 @@ def test_n8ns_words_in_a_user_message_are_the_users() -> None:
     user's paste, read as written."""
     system, user = messages_of("sentiment-chat.json")
     pasted = {"role": "user", "content": system["content"] + "\n" + user["content"]}
-    assert view({"model": "auto", "messages": [pasted]}).fixed_form is False
+    assert view({"model": "auto", "messages": [pasted]}).fixed != FIXED_FORM_READING
 
 
 def test_a_structured_output_parsers_format_instructions_are_no_template() -> None:
@@ -180,7 +181,7 @@ def test_the_fix_up_only_as_its_requests_one_message(change: str) -> None:
         fixup["content"] += "\nAlso, what does this error mean?"
     else:
         messages[:0] = [{"role": "system", "content": "You are a helpful assistant."}]
-    assert view({"model": "auto", "messages": messages}).fixed_form is False
+    assert view({"model": "auto", "messages": messages}).fixed != FIXED_FORM_READING
 
 
 def test_the_fix_up_of_any_completion_is_instruction() -> None:

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.fixed import CONDENSER_READING
 from classifier.harness_tools import HARNESS_TOOLS, PLAIN_NAMES
 from classifier.request import view
 
@@ -55,7 +56,7 @@ def test_the_condensers_summary_request_is_its_agents_coding_work() -> None:
     body = captured("condenser.json")
     assert "prompt_cache_key" not in body and len(body["messages"]) == 1
     seen = view(body)
-    assert (seen.latest, seen.first, seen.condenser) == ("", "", True)
+    assert (seen.latest, seen.first, seen.fixed == CONDENSER_READING) == ("", "", True)
     intent = classify(body)
     assert (intent.label, intent.source) == ("coding", "rule")
 
@@ -80,7 +81,7 @@ def test_its_prompt_among_other_messages_is_no_summary_request(extra: str) -> No
             other,
         ]
     )
-    assert not view(body).condenser
+    assert view(body).fixed != CONDENSER_READING
 
 
 @pytest.mark.parametrize(("keep_first", "label"), [(True, "prose"), (False, "unknown")])

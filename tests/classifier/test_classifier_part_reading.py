@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.fixed import BROWSER_STEP_READING
 from classifier.inspect_ai import SINGLE_ANSWER_TEMPLATE, answer_character
 from classifier.message import SCAN_PARTS
 from classifier.request import view
@@ -126,5 +127,8 @@ def test_a_browser_use_steps_opening_is_read_as_any_text_part(kind: str | None) 
     del first["type"]
     if kind is not None:
         first["type"] = kind
-    assert (view(body).latest, view(body).browser_step) == (view(sent).latest, True)
+    assert (view(body).latest, view(body).fixed == BROWSER_STEP_READING) == (
+        view(sent).latest,
+        True,
+    )
     assert classify(body) == classify(sent)

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.fixed import GRADER_READING
 from classifier.promptfoo import CLOSED_QA, GEVAL_EVALUATE, RUBRIC_SYSTEM, RUBRIC_USER
 from classifier.request import view
 from classifier.rules import GRADER
@@ -53,7 +54,7 @@ def chat(*messages: tuple[str, str]) -> dict[str, Any]:
 @pytest.mark.parametrize("name", CAPTURED)
 def test_a_graders_request_is_reasoning_by_rule_whatever_it_grades(name: str) -> None:
     body = captured(name)
-    assert view(body).grader is True
+    assert view(body).fixed == GRADER_READING
     intent = classify(body)
     assert (intent.label, intent.source) == ("reasoning", "rule")
     assert explain(body)["rule"] == GRADER
@@ -69,7 +70,7 @@ def test_g_evals_evaluation_prompt_is_judged_too() -> None:
         output=CODE,
     )
     body = chat(("user", text))
-    assert view(body).grader is True
+    assert view(body).fixed == GRADER_READING
     assert classify(body).label == "reasoning"
 
 
@@ -101,5 +102,5 @@ RUBRIC = filled(RUBRIC_USER, output=CODE, rubric="The code reverses a string")
     ],
 )
 def test_a_graders_words_outside_its_request_are_read_by_the_model(body: dict[str, Any]) -> None:
-    assert view(body).grader is False
+    assert view(body).fixed != GRADER_READING
     assert classify(body).source == "model"

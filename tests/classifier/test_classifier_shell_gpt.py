@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
+from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
 
@@ -67,7 +68,7 @@ def asked(system: str | None, ask: str) -> dict[str, Any]:
 )
 def test_a_code_role_makes_any_ask_coding(system: str, ask: str) -> None:
     seen = view(asked(system, ask))
-    assert (seen.latest, seen.code_answer) == (ask, True)
+    assert (seen.latest, seen.fixed == CODE_ANSWER_READING) == (ask, True)
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == CODE_ANSWER
     intent = classify(asked(system, ask))
@@ -78,7 +79,7 @@ def test_a_code_role_makes_any_ask_coding(system: str, ask: str) -> None:
 def test_the_default_role_and_no_role_read_the_ask(system: str | None) -> None:
     """The default role is a general assistant's: math stays math, as asked alone."""
     seen = view(asked(system, PERCENT))
-    assert seen.code_answer is False
+    assert seen.fixed != CODE_ANSWER_READING
     assert classify(asked(system, PERCENT)).label == "math"
 
 
@@ -95,14 +96,14 @@ def test_the_default_role_and_no_role_read_the_ask(system: str | None) -> None:
 )
 def test_only_the_roles_opening_of_the_system_prompt_counts(system: str | None) -> None:
     ask = PERCENT if system is not None else SHELL + PERCENT
-    assert view(asked(system, ask)).code_answer is False
+    assert view(asked(system, ask)).fixed != CODE_ANSWER_READING
 
 
 def test_a_role_in_parts_and_later_turns_still_ask_for_code() -> None:
     """The role's prompt as a content part, and a follow-up turn of a `--repl` chat under it."""
     parts = asked(None, PERCENT)
     parts["messages"].insert(0, {"role": "system", "content": [{"type": "text", "text": SHELL}]})
-    assert view(parts).code_answer is True
+    assert view(parts).fixed == CODE_ANSWER_READING
     chat = asked(SHELL, PERCENT)
     chat["messages"] += [
         {"role": "assistant", "content": "echo $((17*2300/100))"},
@@ -117,4 +118,4 @@ def test_a_role_as_a_developer_message_asks_for_code_too() -> None:
     text took both (found in review)."""
     body = asked(SHELL, PERCENT)
     body["messages"][0]["role"] = "developer"
-    assert view(body).code_answer is True
+    assert view(body).fixed == CODE_ANSWER_READING

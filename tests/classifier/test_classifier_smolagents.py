@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.smolagents import CODE_SYSTEM, FINAL_SYSTEM, TASK
 from router.conversation import conversation_key
@@ -60,7 +61,9 @@ def test_only_a_codeagents_requests_ask_for_code(run: str) -> None:
     """A CodeAgent's plan, steps and plan update (its tools as Python functions); not a
     ToolCallingAgent's, nor a final answer, which says nothing of the agent's kind."""
     kinds = ("plan", "step", "plan-update", "step-after-update", "final-answer")
-    asks_code = [view(captured(f"{run}-{kind}.json")).code_answer for kind in kinds]
+    asks_code = [
+        view(captured(f"{run}-{kind}.json")).fixed == CODE_ANSWER_READING for kind in kinds
+    ]
     assert asks_code == ([True] * 4 + [False] if run == "code" else [False] * 5)
 
 
@@ -68,7 +71,7 @@ def test_only_a_codeagents_requests_ask_for_code(run: str) -> None:
 def test_string_contents_read_as_parts_do(name: str) -> None:
     body = captured(name)
     seen, flat = view(body), view(flattened(body))
-    assert (flat.latest, flat.first, flat.code_answer) == (PRIMES, "", True)
+    assert (flat.latest, flat.first, flat.fixed == CODE_ANSWER_READING) == (PRIMES, "", True)
     assert (seen.latest, seen.first) == (PRIMES, "")
     assert conversation_key(flattened(body), {}, "c") == conversation_key(body, {}, "c")
 
@@ -121,7 +124,11 @@ def test_smolagents_words_in_another_request_are_read_as_written(system: str) ->
         {"role": "user", "content": observation},
     ]
     seen = view({"model": "auto", "messages": messages})
-    assert (seen.latest, seen.first, seen.code_answer) == (observation, task, False)
+    assert (seen.latest, seen.first, seen.fixed == CODE_ANSWER_READING) == (
+        observation,
+        task,
+        False,
+    )
     bare = copy.deepcopy(messages)
     bare[1]["content"] = PRIMES
     assert conversation_key({"messages": messages}, {}, "c") != conversation_key(
@@ -156,7 +163,11 @@ def test_a_managed_agents_task_is_read_inside_its_template(
     framed = managed(body, task, MANAGED.format(task=task) + arguments)
     assert json.dumps(framed).count("You're a helpful agent named 'helper'") >= 1
     seen, alone = view(framed), view(body)
-    assert (seen.latest, seen.first, seen.code_answer) == (alone.latest, "", alone.code_answer)
+    assert (seen.latest, seen.first, seen.fixed == CODE_ANSWER_READING) == (
+        alone.latest,
+        "",
+        alone.fixed == CODE_ANSWER_READING,
+    )
     assert seen.latest == task
     assert conversation_key(framed, {}, "c") == conversation_key(body, {}, "c")
 

@@ -19,6 +19,7 @@ import pytest
 from classifier import classify
 from classifier.asks import first_ask
 from classifier.decision import explain
+from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, TOOL_AGENT, rule_intent
 from tests import recorded
@@ -105,7 +106,11 @@ def test_generate_sqls_question_is_coding_and_its_only_ask(name: str) -> None:
     the reply is SQL."""
     body = captured(name)
     seen = view(body)
-    assert (seen.latest, seen.first, seen.code_answer) == (QUESTIONS[name], "", True)
+    assert (seen.latest, seen.first, seen.fixed == CODE_ANSWER_READING) == (
+        QUESTIONS[name],
+        "",
+        True,
+    )
     assert first_ask(body["messages"]) is body["messages"][-1]
     decided = rule_intent(seen)
     assert decided is not None and decided[1] == CODE_ANSWER
@@ -128,7 +133,7 @@ def test_every_versions_sql_prompt_asks_for_sql(dialect: str, version: str) -> N
     for pairs in (0, 2):
         body = asked(sql_prompt(dialect, version), REVENUE, pairs)
         seen = view(body)
-        assert (seen.latest, seen.first, seen.code_answer) == (REVENUE, "", True)
+        assert (seen.latest, seen.first, seen.fixed == CODE_ANSWER_READING) == (REVENUE, "", True)
         assert classify(body).label == "coding"
 
 
@@ -154,11 +159,11 @@ def test_lookalikes_and_vannas_other_prompts_are_read_as_written() -> None:
     for system in lookalikes:
         body = asked(system, REVENUE)
         seen = view(body)
-        assert seen.code_answer is False
+        assert seen.fixed != CODE_ANSWER_READING
         assert seen.first == "How many customers are there?"  # no example passed over
         assert classify(body).source == "model"
     for name in ("plotly-code.json", "followup-questions.json", "summary.json"):
-        assert view(captured(name)).code_answer is False
+        assert view(captured(name)).fixed != CODE_ANSWER_READING
 
 
 def test_the_pairs_are_passed_over_only_in_vannas_prompt() -> None:

@@ -1,0 +1,59 @@
+"""The readings an app fixes whatever its request asks: its reply's form is given by the app,
+so the work is known before the ask is read (`classifier.request.RequestView.fixed`,
+`classifier.rules.rule_intent`).
+
+One value each, of a label, a confidence and the reason `explain` shows, so that a new app's
+fixed reading is one row in `classifier.request`'s table and not a new field and a new rule.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from classifier.intent import Label
+
+# A rule's certainty where the request's form alone says the work (a forced call, a reply
+# that must be code or name a tool)
+FORCED_CONFIDENCE = 0.97
+# An ask in a coding agent's session that names a source file (`named_source_file`) is
+# coding at this confidence, as sure as an ask for an offered tool is tool use; so are the
+# summary requests that ask nothing (OpenHands' condenser's, browser-use's, Letta's)
+FILE_CONFIDENCE = 0.9
+
+CODE_ANSWER = (
+    "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
+    " describe-shell role, Vanna's SQL prompt, jupyter-ai's code format or gpt-engineer's"
+    " prompts"
+)
+TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
+CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
+BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
+BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
+GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
+MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
+FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
+
+
+class Fixed(NamedTuple):
+    """The reading the request's app fixes whatever the ask: its label, the rule's
+    confidence and the reason `explain` shows."""
+
+    label: Label
+    confidence: float
+    reason: str
+
+
+CODE_ANSWER_READING = Fixed("coding", FORCED_CONFIDENCE, CODE_ANSWER)
+TOOL_STEP_READING = Fixed("tool_calling", FORCED_CONFIDENCE, TOOL_STEP)
+# No ask and no key to its session (`classifier.openhands`)
+CONDENSER_READING = Fixed("coding", FILE_CONFIDENCE, CONDENSER)
+# Whatever the task, it picks tools (`classifier.browser_use`)
+BROWSER_STEP_READING = Fixed("tool_calling", FORCED_CONFIDENCE, BROWSER_STEP)
+# No ask, as OpenHands' condenser's
+BROWSER_COMPACTION_READING = Fixed("tool_calling", FILE_CONFIDENCE, BROWSER_COMPACTION)
+# One judge for every graded answer, whatever it grades
+GRADER_READING = Fixed("reasoning", FORCED_CONFIDENCE, GRADER)
+# No ask, and no one kind of work in its agent's (`classifier.letta`)
+MEMORY_SUMMARY_READING = Fixed("instruction", FILE_CONFIDENCE, MEMORY_SUMMARY)
+# A label or fields of a given text (`classifier.n8n`)
+FIXED_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, FIXED_FORM)
