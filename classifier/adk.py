@@ -46,7 +46,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import after_first_user, one_text, per_text, system_prompt
+from classifier.message import System, after_first_user, one_text, per_text
 
 # `OTHER_AGENT_CONTEXT_PREAMBLE`: the first text part of a relay
 RELAY = (
@@ -81,20 +81,20 @@ _NAME = re.compile(r'[^"\n]{1,256}"\.')
 WITHIN = 32_768
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is ADK's own (a relay or a filler: `_own`)
-    in an ADK agent's request (`framed`), after the request's first user message, which is
-    not (`classifier.message.after_first_user`)."""
-    if not _own(messages[index]) or not framed(messages):
+    in an ADK agent's request (`framed` of `system`, its system prompt), after the request's
+    first user message, which is not (`classifier.message.after_first_user`)."""
+    if not _own(messages[index]) or not framed(system):
         return False
     return after_first_user(messages, index, _own)
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are an ADK agent's: the first is a system prompt with ADK's identity
+def framed(system: System) -> bool:
+    """Whether a request is an ADK agent's: its system prompt (`system`) holds ADK's identity
     line (`IDENTITY` and a name, opening it or a paragraph) in its first `WITHIN` characters
     (`_identifies`)."""
-    text = system_prompt(messages)
+    text = system.prompt
     return text is not None and _identifies(text)
 
 

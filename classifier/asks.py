@@ -57,7 +57,14 @@ from classifier import (
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.message import SCAN_MESSAGES, SCAN_PARTS, part_text, scanned_parts
+from classifier.message import (
+    SCAN_MESSAGES,
+    SCAN_PARTS,
+    System,
+    part_text,
+    read_system,
+    scanned_parts,
+)
 
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
 # 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
@@ -139,7 +146,7 @@ class Asks(NamedTuple):
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
 
 
-def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
+def user_messages(messages: list[Any], system: System, framed: frameworks.Framed) -> Asks:
     """The first and the latest user message that asks (`_asks`) and is not one of Aider's
     pairs (`classifier.aider.is_pair`, in its requests only: `is_aiders`; the first user
     message of "I updated the files." and an assistant's prefill asks), scanning a bounded
@@ -153,7 +160,9 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
     task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
     agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
-    dump and nudges never are). `framed`: the
+    dump and nudges never are). `system`: the system prompt of `messages`
+    (`classifier.message.read_system`), read once for the request and handed to each reader
+    that tells its requests by it; `framed`: the
     frameworks whose texts are passed over in their own requests only, read from the body
     (`classifier.frameworks.framed`: instructor's retries, Strands' nudge)."""
     latest: object = None
@@ -165,7 +174,7 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
-            own = _fixed(messages, last - back, aiders, framed)
+            own = _fixed(messages, last - back, system, aiders, framed)
             if own is None and _asks(message, aiders):
                 latest = message
                 break
@@ -175,10 +184,10 @@ def user_messages(messages: list[Any], framed: frameworks.Framed) -> Asks:
                 break
         elif after_tool is None:
             after_tool = role_of(message) in ("tool", "function")
-    first, passed_over = _first(messages, latest, aiders, framed)
+    first, passed_over = _first(messages, system, latest, aiders, framed)
     if latest is not None and (task := open_webui.task_asks(messages)) is not None:
         first, latest = task.first, task.latest
-    if (run := browser_use.run_asks(messages)) is not None:
+    if (run := browser_use.run_asks(messages, system)) is not None:
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
@@ -197,13 +206,18 @@ def first_ask(messages: list[Any]) -> object:
         return handed.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
-    if (run := browser_use.run_asks(messages)) is not None:
+    system = read_system(messages)
+    if (run := browser_use.run_asks(messages, system)) is not None:
         return run.first
-    return _first(messages, None, aider.is_aiders(messages), frameworks.Framed())[0]
+    return _first(messages, system, None, aider.is_aiders(messages), frameworks.Framed())[0]
 
 
 def _first(
-    messages: list[Any], latest: object, aiders: bool, framed: frameworks.Framed
+    messages: list[Any],
+    system: System,
+    latest: object,
+    aiders: bool,
+    framed: frameworks.Framed,
 ) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
     and whether an agent's text alone or Aider's messages were passed over on the way;
@@ -218,7 +232,7 @@ def _first(
             continue
         if message is latest:
             return message, harness
-        if own := _fixed(messages, index, aiders, framed):
+        if own := _fixed(messages, index, system, aiders, framed):
             harness = harness or own == "agent"
         elif _asks(message, aiders):
             return message, harness
@@ -227,7 +241,9 @@ def _first(
     return None, harness
 
 
-def _fixed(messages: list[Any], index: int, aiders: bool, framed: frameworks.Framed) -> _Own:
+def _fixed(
+    messages: list[Any], index: int, system: System, aiders: bool, framed: frameworks.Framed
+) -> _Own:
     """Whose fixed message the user message `messages[index]` is, passed over: a coding
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
     own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events
@@ -238,13 +254,13 @@ def _fixed(messages: list[Any], index: int, aiders: bool, framed: frameworks.Fra
     session; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
-    if opencode.passed_over(messages, index) or qwen.passed_over(messages, index):
+    if opencode.passed_over(messages, index, system) or qwen.passed_over(messages, index):
         return "agent"
-    if mini_swe_agent.passed_over(messages, index) or openhands.passed_over(messages, index):
+    if mini_swe_agent.passed_over(messages, index):
         return "agent"
-    if kimi.passed_over(messages, index):
+    if openhands.passed_over(messages, index, system) or kimi.passed_over(messages, index, system):
         return "agent"
-    if frameworks.passed_over(messages, index, framed):
+    if frameworks.passed_over(messages, index, system, framed):
         return "framework"
     return None
 
@@ -273,17 +289,18 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     measures (`classifier.request.view_cut`) and the conversation key hashes
     (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
     call's key hashed the fixed words the classifier leaves out."""
-    return _ask_content(message, messages)[0]
+    return _ask_content(message, messages, read_system(messages))[0]
 
 
-def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool]:
+def _ask_content(message: object, messages: Sequence[Any], system: System) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
     OpenHands', gpt-engineer's, Aider's): not an agent framework's
     (`classifier.frameworks.task_ask`) nor Open WebUI's (`classifier.open_webui`) nor
     jupyter-ai's (`classifier.jupyter_ai`) nor an eval tool's (`classifier.inspect_ai`), no
-    coding agents' (`classifier.rules.agent_session`)."""
+    coding agents' (`classifier.rules.agent_session`). `system`: the system prompt of
+    `messages` (`user_messages`)."""
     sent = message.get("content") if isinstance(message, dict) else None
-    task = frameworks.task_ask(message, messages)
+    task = frameworks.task_ask(message, messages, system)
     if task is sent:
         task = open_webui.task_ask(message, messages)
     if task is sent:
@@ -294,28 +311,31 @@ def _ask_content(message: object, messages: Sequence[Any]) -> tuple[object, bool
         return task, False
     content = crush.title_ask(message, messages)
     if content is sent:
-        content = openhands.title_ask(message, messages)
+        content = openhands.title_ask(message, messages, system)
     if content is sent:
-        content = gpt_engineer.request_ask(message, messages)
+        content = gpt_engineer.request_ask(message, messages, system)
     if content is sent:
         content = aider.without_mode_reminder(message, messages)
     return content, content is not sent
 
 
-def read_ask(message: object, messages: list[Any], aiders: bool) -> tuple[str, bool]:
+def read_ask(
+    message: object, messages: list[Any], system: System, aiders: bool
+) -> tuple[str, bool]:
     """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether a coding
-    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`)."""
+    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`). `system`:
+    the system prompt of `messages` (`user_messages`)."""
     if not isinstance(message, dict):
         return "", False
-    content, around = _ask_content(message, messages)
+    content, around = _ask_content(message, messages, system)
     text, cut = _read(content, aiders)
     return text, cut or around
 
 
-def read_in_part(message: object, messages: list[Any], aiders: bool) -> bool:
+def read_in_part(message: object, messages: list[Any], system: System, aiders: bool) -> bool:
     """Whether the ask `message` (None: no ask) was read only in part
-    (`classifier.request.view_cut`)."""
-    content = ask_content(message, messages)
+    (`classifier.request.view_cut`); `system`: the system prompt of `messages`."""
+    content = _ask_content(message, messages, system)[0]
     if isinstance(content, list):
         if len(content) > SCAN_PARTS and any(part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips

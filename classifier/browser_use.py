@@ -50,7 +50,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.message import opening_text, system_opening
+from classifier.message import System, opening_text
 
 AGENT_SYSTEM = (
     "You are an AI agent designed to operate in an iterative loop to automate browser tasks."
@@ -91,10 +91,10 @@ class RunAsks(NamedTuple):
     latest: dict[str, Any]
 
 
-def run_asks(messages: Sequence[Any]) -> RunAsks | None:
-    """The run's first and latest ask when `messages` are an agent step or the judge
-    (`framed`); None for any other request."""
-    task = _run_task(messages)
+def run_asks(messages: Sequence[Any], system: System) -> RunAsks | None:
+    """The run's first and latest ask when `messages` (of the system prompt `system`) are an
+    agent step or the judge (`framed`); None for any other request."""
+    task = _run_task(messages, system)
     if task is None:
         return None
     first, latest = _task_asks(task)
@@ -102,51 +102,55 @@ def run_asks(messages: Sequence[Any]) -> RunAsks | None:
     return RunAsks(asked if first == latest else {"role": "user", "content": first}, asked)
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are an agent step or the judge, keyed by the run's task."""
-    return _run_task(messages) is not None
+def framed(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`) are an agent step or the judge,
+    keyed by the run's task."""
+    return _run_task(messages, system) is not None
 
 
-def task_ask(message: object, messages: Sequence[Any]) -> object:
+def task_ask(message: object, messages: Sequence[Any], system: System) -> object:
     """The content of `message`, the query when it is an extraction's user message, the
     latest task when it is an agent step's or the judge's (what the ledger keeps as the
-    prompt); any other content as it is."""
+    prompt); any other content as it is. `system`: the system prompt of `messages`."""
     content = message.get("content") if isinstance(message, dict) else None
     if len(messages) < 2 or messages[1] is not message:
         return content
-    task = _run_task(messages)
+    task = _run_task(messages, system)
     if task is not None:
         return _task_asks(task)[1]
     text = opening_text(message)
-    if text is None or not _system_opens(messages, EXTRACT_SYSTEMS) or len(messages) != 2:
+    if text is None or not _system_opens(system, EXTRACT_SYSTEMS) or len(messages) != 2:
         return content
     end = QUERY_END.search(text, 0, WITHIN) if text.startswith(QUERY_OPENING) else None
     return content if end is None else text[len(QUERY_OPENING) : end.start()]
 
 
-def picks_actions(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are an agent step: its reply is its next browser actions."""
-    return _state_task(messages) is not None
+def picks_actions(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`) are an agent step: its reply is its
+    next browser actions."""
+    return _state_task(messages, system) is not None
 
 
-def compacts(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are its history compaction: its prompt and the agent's history."""
-    if len(messages) != 2 or not _system_opens(messages, (COMPACTION_SYSTEM,)):
+def compacts(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`) are its history compaction: its
+    prompt and the agent's history."""
+    if len(messages) != 2 or not _system_opens(system, (COMPACTION_SYSTEM,)):
         return False
     text = opening_text(messages[1])
     return text is not None and text.startswith(COMPACTION_OPENINGS) and _user(messages[1])
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
-    """Whether the user message `messages[index]` is the compaction's history: no ask."""
-    return index == 1 and compacts(messages)
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
+    """Whether the user message `messages[index]` is the compaction's history: no ask.
+    `system`: the system prompt of `messages`."""
+    return index == 1 and compacts(messages, system)
 
 
-def _run_task(messages: Sequence[Any]) -> str | None:
-    """The run's task (as browser-use wrote it, follow-ups and all) when `messages` are an
-    agent step or the judge; else None."""
-    task = _state_task(messages)
-    if task is not None or len(messages) != 2 or not _system_opens(messages, (JUDGE_SYSTEM,)):
+def _run_task(messages: Sequence[Any], system: System) -> str | None:
+    """The run's task (as browser-use wrote it, follow-ups and all) when `messages` (of the
+    system prompt `system`) are an agent step or the judge; else None."""
+    task = _state_task(messages, system)
+    if task is not None or len(messages) != 2 or not _system_opens(system, (JUDGE_SYSTEM,)):
         return task
     text = opening_text(messages[1])
     if text is None or not text.startswith(JUDGE_OPENING) or not _user(messages[1]):
@@ -155,10 +159,10 @@ def _run_task(messages: Sequence[Any]) -> str | None:
     return None if end is None else text[len(JUDGE_OPENING) : end.start()]
 
 
-def _state_task(messages: Sequence[Any]) -> str | None:
+def _state_task(messages: Sequence[Any], system: System) -> str | None:
     """The task in an agent step's state message (the second of `messages`, after its
-    system prompt, its nudges alone after it); else None."""
-    if not 2 <= len(messages) <= 2 + NUDGES or not _system_opens(messages, (AGENT_SYSTEM,)):
+    system prompt, `system`, its nudges alone after it); else None."""
+    if not 2 <= len(messages) <= 2 + NUDGES or not _system_opens(system, (AGENT_SYSTEM,)):
         return None
     if not all(map(_user, islice(messages, 1, None))):
         return None
@@ -194,10 +198,10 @@ def _without_format(task: str) -> str:
     return task[:at]
 
 
-def _system_opens(messages: Sequence[Any], openings: tuple[str, ...]) -> bool:
-    """Whether the system prompt of `messages` opens with one of `openings`."""
-    system = system_opening(messages)
-    return system is not None and system.startswith(openings)
+def _system_opens(system: System, openings: tuple[str, ...]) -> bool:
+    """Whether the system prompt `system` opens with one of `openings`."""
+    opening = system.opening
+    return opening is not None and opening.startswith(openings)
 
 
 def _user(message: object) -> bool:

@@ -51,7 +51,7 @@ from collections.abc import Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
-from classifier.message import one_text, per_text, system_prompt
+from classifier.message import System, one_text, per_text
 
 # The system prompt (`ChatAdapter.format_field_description`, `format_field_structure`), which
 # every adapter but the two-step one opens with
@@ -99,17 +99,17 @@ HEADINGS_READ = 256
 WITHIN = 65_536
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are one of DSPy's requests: the first is its system prompt."""
-    return bool(_input_names(messages))
+def framed(system: System) -> bool:
+    """Whether a request is one of DSPy's: its system prompt (`system`) is DSPy's."""
+    return bool(_input_names(system))
 
 
-def task_ask(message: object, messages: Sequence[Any]) -> object:
+def task_ask(message: object, system: System) -> object:
     """The content of `message`, the values of its input fields but `trajectory`, a line
-    apart, when `messages` are DSPy's and it lays them out as DSPy does; any other content
-    as it is."""
+    apart, when its request is DSPy's (its system prompt `system`) and it lays them out as
+    DSPy does; any other content as it is."""
     content = message.get("content") if isinstance(message, dict) else None
-    names = _input_names(messages) if isinstance(content, str) else ()
+    names = _input_names(system) if isinstance(content, str) else ()
     if not names or not isinstance(content, str):
         return content
     sections = _sections(_without_tail(content), names)
@@ -118,37 +118,38 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     return "\n".join(value for name, value in sections if name != TRAJECTORY and value)
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is one of a DSPy program's demos: a user
-    message with a reply after it and no order to answer, in DSPy's request."""
+    message with a reply after it and no order to answer, in DSPy's request (`framed` of
+    `system`, the system prompt of `messages`)."""
     after = messages[index + 1] if index + 1 < len(messages) else None
-    if not isinstance(after, dict) or after.get("role") != "assistant" or not framed(messages):
+    if not isinstance(after, dict) or after.get("role") != "assistant" or not framed(system):
         return False
     text = one_text(messages[index])
     return text is not None and _tail_at(text) < 0
 
 
-def picks_tool(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a ReAct step's: its outputs the next thought, tool and
-    arguments, its instructions ReAct's."""
-    system = system_prompt(messages)
-    if system is None or not _input_names(messages):
+def picks_tool(system: System) -> bool:
+    """Whether a request of the system prompt `system` is a ReAct step's: its outputs the
+    next thought, tool and arguments, its instructions ReAct's."""
+    text = system.prompt
+    if text is None or not _input_names(system):
         return False
-    outputs = system.find(OUTPUTS, 0, WITHIN)
-    structure = system.find(STRUCTURE, outputs, outputs + WITHIN)
-    if _names(system, outputs + len(OUTPUTS) - 1, structure) != tuple(STEP_OUTPUTS):
+    outputs = text.find(OUTPUTS, 0, WITHIN)
+    structure = text.find(STRUCTURE, outputs, outputs + WITHIN)
+    if _names(text, outputs + len(OUTPUTS) - 1, structure) != tuple(STEP_OUTPUTS):
         return False
-    objective = system.find(OBJECTIVE, structure, structure + WITHIN)
-    return objective >= 0 and system.find(AGENT, objective, objective + WITHIN) >= 0
+    objective = text.find(OBJECTIVE, structure, structure + WITHIN)
+    return objective >= 0 and text.find(AGENT, objective, objective + WITHIN) >= 0
 
 
-def _input_names(messages: Sequence[Any]) -> tuple[str, ...]:
-    """The input fields' names in the DSPy system prompt that opens `messages`, in order (the
-    first `FIELDS_READ`); none when it opens with no such prompt."""
-    system = system_prompt(messages)
-    if system is None or not system.startswith(FIELDS):
+def _input_names(system: System) -> tuple[str, ...]:
+    """The input fields' names in the system prompt `system` when it is DSPy's, in order (the
+    first `FIELDS_READ`); none for any other."""
+    text = system.prompt
+    if text is None or not text.startswith(FIELDS):
         return ()
-    return _signature_inputs(system)
+    return _signature_inputs(text)
 
 
 @per_text

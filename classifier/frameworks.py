@@ -70,6 +70,7 @@ from classifier import (
     terminal_assistant,
     vanna,
 )
+from classifier.message import System
 
 
 class Framed(NamedTuple):
@@ -80,21 +81,23 @@ class Framed(NamedTuple):
     strands: bool = False  # Strands' forced structured output (`classifier.strands.framed`)
 
 
-def framed(body: Mapping[str, Any], messages: Sequence[Any]) -> Framed:
-    """`Framed` of `body`, its chat `messages`."""
-    return Framed(instructor.framed(body, messages), strands.framed(body))
+def framed(body: Mapping[str, Any], system: System) -> Framed:
+    """`Framed` of `body`, `system` the system prompt of its chat messages."""
+    return Framed(instructor.framed(body, system), strands.framed(body))
 
 
-def task_ask(message: object, messages: Sequence[Any]) -> object:
+def task_ask(message: object, messages: Sequence[Any], system: System) -> object:
     """The user's words of the ask `message` of `messages` when a framework wrapped them in
     its own (the first reader that knows the request reads it); else its content as sent,
-    the very object."""
+    the very object. `system`: the system prompt of `messages`, read once for the request
+    (`classifier.message.read_system`) and handed to each reader that tells its requests by
+    it."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
     if task is sent:
         task = smolagents.task_ask(message, messages)
     if task is sent:
-        task = dspy.task_ask(message, messages)
+        task = dspy.task_ask(message, system)
     if task is sent:
         task = agno.user_words(message)
     if task is sent:
@@ -104,11 +107,11 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     if task is sent:
         task = haystack.query_ask(message, messages)
     if task is sent:
-        task = terminal_assistant.ask_words(message, messages)
+        task = terminal_assistant.ask_words(message, messages, system)
     if task is sent:
-        task = browser_use.task_ask(message, messages)
+        task = browser_use.task_ask(message, messages, system)
     if task is sent:
-        task = letta.user_words(message, messages)
+        task = letta.user_words(message, system)
     return task
 
 
@@ -119,21 +122,22 @@ def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
     return openai_agents.handed_asks(messages)
 
 
-def passed_over(messages: Sequence[Any], index: int, own: Framed) -> bool:
-    """Whether the user message `messages[index]` is a framework's own, not an ask; `own`:
-    whose request it is, of the frameworks told by the body (`framed`, read once)."""
+def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed) -> bool:
+    """Whether the user message `messages[index]` is a framework's own, not an ask; `system`:
+    the system prompt of `messages` (`task_ask`), `own`: whose request it is, of the
+    frameworks told by the body (`framed`, read once)."""
     return (
         crewai.passed_over(messages, index)
         or pydantic_ai.passed_over(messages, index)
         or (own.instructor and instructor.passed_over(messages, index))
         or (own.strands and strands.passed_over(messages, index))
         or smolagents.passed_over(messages, index)
-        or dspy.passed_over(messages, index)
+        or dspy.passed_over(messages, index, system)
         or agno.passed_over(messages, index)
         or semantic_kernel.passed_over(messages, index)
-        or adk.passed_over(messages, index)
-        or terminal_assistant.passed_over(messages, index)
-        or vanna.passed_over(messages, index)
-        or browser_use.passed_over(messages, index)
-        or letta.passed_over(messages, index)
+        or adk.passed_over(messages, index, system)
+        or terminal_assistant.passed_over(messages, index, system)
+        or vanna.passed_over(messages, index, system)
+        or browser_use.passed_over(messages, index, system)
+        or letta.passed_over(messages, index, system)
     )

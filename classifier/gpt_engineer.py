@@ -38,7 +38,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import system_opening
+from classifier.message import System
 
 # `roadmap`'s two lines (0.0.9 to 0.3.1; `generate`'s first two in 0.0.7): the system prompt
 # of gpt-engineer's code generation and, from 0.3.0, of its improve mode
@@ -76,24 +76,24 @@ _BOUNDARY = REQUEST_AFTER + REQUEST
 REQUEST_WITHIN = 65536
 
 
-def answers_in_code(messages: Sequence[Any]) -> bool:
-    """Whether `messages` open with a system prompt of gpt-engineer's (`OPENINGS`): its reply
+def answers_in_code(system: System) -> bool:
+    """Whether a request's system prompt (`system`) is gpt-engineer's (`OPENINGS`): its reply
     is files of code, a run script, or what a program's spec leaves unclear."""
-    opening = system_opening(messages)
+    opening = system.opening
     return opening is not None and opening.startswith(OPENINGS)
 
 
-def request_ask(message: object, messages: Sequence[Any]) -> object:
+def request_ask(message: object, messages: Sequence[Any], system: System) -> object:
     """The content of `message`, the request after the project's files when it is
     gpt-engineer's improve ask (its first message after the `ROADMAP` system prompt, the
     files' fenced block then `REQUEST`): "Request: ..." as its generate mode sends it. Any
-    other as it is (the same object)."""
+    other as it is (the same object). `system`: the system prompt of `messages`."""
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, str) or not content.startswith(FILES_OPENING):
         return content
     if len(messages) < 2 or messages[1] is not message:
         return content
-    opening = system_opening(messages)
+    opening = system.opening
     if opening is None or not opening.startswith(ROADMAP):
         return content
     at = content.find(_BOUNDARY, max(0, len(content) - REQUEST_WITHIN))

@@ -54,7 +54,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
-from classifier.message import after_first_user, one_text, per_text, system_prompt
+from classifier.message import System, after_first_user, one_text, per_text
 from classifier.toolset import tool_name
 
 _RECALL = "\nRecall the function correctly, fix the errors"
@@ -99,15 +99,16 @@ GENIUS = re.compile(
 WITHIN = 32_768
 
 
-def framed(body: Mapping[str, Any], messages: Sequence[Any]) -> bool:
-    """Whether `body` (its chat `messages`) is instructor's request: a `json_schema` response
-    format, a tool choice forcing the one tool offered, or `GENIUS` in the system prompt."""
+def framed(body: Mapping[str, Any], system: System) -> bool:
+    """Whether `body` (of the system prompt `system`) is instructor's request: a
+    `json_schema` response format, a tool choice forcing the one tool offered, or `GENIUS`
+    in the system prompt."""
     answer = body.get("response_format")
     if isinstance(answer, dict) and answer.get("type") == "json_schema":
         return True
     if _forces_its_tool(body.get("tools"), body.get("tool_choice")):
         return True
-    text = system_prompt(messages)
+    text = system.prompt
     return text is not None and _genius(text)
 
 

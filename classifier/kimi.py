@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import after_first_user, one_text, system_prompt
+from classifier.message import System, after_first_user, one_text
 
 # `SUMMARY_CONTINUATION_PROMPT`, as Kimi CLI sends it (its triple-quoted text, stripped)
 SUMMARY_CONTINUATION = (
@@ -38,23 +38,23 @@ SUMMARY_CONTINUATION = (
 IDENTITY = "You are Kimi Code CLI, "
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is Kimi CLI's follow-up to a reply too
     brief (`SUMMARY_CONTINUATION`): that text alone, right after an assistant's message, in
-    Kimi CLI's request (`framed`), and after the request's first user message, which is not
-    (`after_first_user`)."""
+    Kimi CLI's request (`framed` of `system`, its system prompt), and after the request's
+    first user message, which is not (`after_first_user`)."""
     if not (_is_continuation(messages[index]) and index > 0):
         return False
     before = messages[index - 1]
     if not (isinstance(before, dict) and before.get("role") == "assistant"):
         return False
-    return framed(messages) and after_first_user(messages, index, _is_continuation)
+    return framed(system) and after_first_user(messages, index, _is_continuation)
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are Kimi CLI's: the first is a system prompt that opens with
+def framed(system: System) -> bool:
+    """Whether a request is Kimi CLI's: its system prompt (`system`) opens with
     `IDENTITY`."""
-    text = system_prompt(messages)
+    text = system.prompt
     return text is not None and text.startswith(IDENTITY)
 
 

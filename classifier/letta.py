@@ -73,7 +73,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import one_text, per_text, system_prompt
+from classifier.message import System, one_text, per_text
 from classifier.toolset import tool_name
 
 BASE_OPENING = "<base_instructions>\n"
@@ -119,11 +119,11 @@ TRANSCRIPT_OPENING = "<start_transcript>\n"
 TRANSCRIPT_END = "\n<end_transcript>\n. Generate the summary."
 
 
-def agent_ids(messages: Sequence[Any]) -> tuple[str, str] | None:
-    """The agent's and the conversation's ids when `messages` are a Letta agent's (`framed`):
-    its system prompt opens with `BASE_OPENING` and holds the memory metadata (`METADATA`)
-    near its end; None for any other request."""
-    text = system_prompt(messages)
+def agent_ids(system: System) -> tuple[str, str] | None:
+    """The agent's and the conversation's ids when a request is a Letta agent's (`framed`):
+    its system prompt (`system`) opens with `BASE_OPENING` and holds the memory metadata
+    (`METADATA`) near its end; None for any other request."""
+    text = system.prompt
     return None if text is None else _ids(text)
 
 
@@ -138,19 +138,21 @@ def _ids(text: str) -> tuple[str, str] | None:
     return None if found is None else (found["agent"], found["conversation"])
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a Letta agent's step (`agent_ids`)."""
-    return agent_ids(messages) is not None
+def framed(system: System) -> bool:
+    """Whether a request of the system prompt `system` is a Letta agent's step
+    (`agent_ids`)."""
+    return agent_ids(system) is not None
 
 
-def replies_by_tool(messages: Sequence[Any], tools: Sequence[Any], tool_choice: object) -> bool:
+def replies_by_tool(system: System, tools: Sequence[Any], tool_choice: object) -> bool:
     """Whether a forced `tool_choice` is Letta's reply channel: a Letta agent's request
-    (`framed`) with `REPLY_TOOL` among its first `SCAN_TOOLS` tools, forcing "required" (or
-    Anthropic's "any") or a call of `REPLY_TOOL` itself. A choice naming another tool is not."""
+    (`framed` of its system prompt, `system`) with `REPLY_TOOL` among its first `SCAN_TOOLS`
+    tools, forcing "required" (or Anthropic's "any") or a call of `REPLY_TOOL` itself. A
+    choice naming another tool is not."""
     if tool_choice not in ("required", "any") and _named(tool_choice) != REPLY_TOOL:
         return False
     names = (tool_name(tool) for tool in islice(tools, SCAN_TOOLS))
-    return framed(messages) and REPLY_TOOL in names
+    return framed(system) and REPLY_TOOL in names
 
 
 def _named(tool_choice: object) -> object:
@@ -162,22 +164,24 @@ def _named(tool_choice: object) -> object:
     return function.get("name") if isinstance(function, dict) else tool_choice.get("name")
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is Letta's own: one of its events in a
-    Letta agent's request (`OWN_EVENTS`), or its compaction's transcript (`summary_request`)."""
-    if index == len(messages) - 1 and summary_request(messages):
+    Letta agent's request (`OWN_EVENTS`), or its compaction's transcript (`summary_request`);
+    `system`: the system prompt of `messages`."""
+    if index == len(messages) - 1 and summary_request(messages, system):
         return True
-    if not framed(messages):  # told once a request (`_ids`): no other app's text is parsed
+    if not framed(system):  # told once a request (`_ids`): no other app's text is parsed
         return False
     packed = _packed(one_text(messages[index]))
     return packed is not None and packed.keys() <= OWN_EVENTS.get(packed["type"], frozenset())
 
 
-def user_words(message: object, messages: Sequence[Any]) -> object:
+def user_words(message: object, system: System) -> object:
     """The user's message inside Letta's wrapper (`USER_MESSAGE`) when `message` is one in a
-    Letta agent's request; else its content as sent (the very object)."""
+    Letta agent's request (`framed` of its system prompt, `system`); else its content as
+    sent (the very object)."""
     content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, str) or not framed(messages):
+    if not isinstance(content, str) or not framed(system):
         return content
     packed = _packed(content)
     if packed is None or packed["type"] != "user_message" or not packed.keys() <= USER_MESSAGE:
@@ -200,21 +204,21 @@ def _packed(text: str | None) -> dict[str, Any] | None:
     return packed if "time" in packed else None
 
 
-def summary_request(messages: Sequence[Any]) -> bool:
+def summary_request(messages: Sequence[Any], system: System) -> bool:
     """Whether `messages` are Letta's compaction's summary request: a system prompt (one of
     Letta's, `SUMMARY_PROMPTS`, or any with its acknowledgement, `ACK`, after it), the
     acknowledgement when configured, and the transcript in its frame as the one user
-    message."""
+    message. `system`: the system prompt of `messages`."""
     if not 2 <= len(messages) <= 3:
         return False
     last = messages[-1]
     text = one_text(last) if isinstance(last, dict) and last.get("role") == "user" else None
     if text is None or not text.startswith(TRANSCRIPT_OPENING) or not text.endswith(TRANSCRIPT_END):
         return False
-    system = system_prompt(messages)
-    if system is None:
+    prompt = system.prompt
+    if prompt is None:
         return False
     if len(messages) == 2:
-        return system.startswith(SUMMARY_PROMPTS)
+        return prompt.startswith(SUMMARY_PROMPTS)
     ack = messages[1]
     return isinstance(ack, dict) and ack.get("role") == "assistant" and one_text(ack) == ACK

@@ -13,7 +13,7 @@ a long part array (`scanned_at`, `SCAN_PARTS`): the template reader had a part r
 own, which took a part of no text for a text (a request with `[{"type": "text"}]` failed
 with a 500) and read all of a message's parts (160,000 images: classify went from 0.4 ms to
 50-85 ms), both found in review. A message's opening text (`opening_text`, a system
-prompt's: `system_opening`) is read by it too.
+prompt's: `System.opening`) is read by it too.
 
 Some fixed user messages are a framework's only after its task, the request's first user
 message (ADK's relays and fillers, mini-swe-agent's answer to a reply it could not run):
@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from itertools import islice
-from typing import Any, TypeVar
+from typing import Any, NamedTuple, TypeVar
 
 T = TypeVar("T")
 
@@ -87,36 +87,37 @@ def one_text(message: object) -> str | None:
     return content if isinstance(content, str) else None
 
 
-def system_prompt(messages: Sequence[Any]) -> str | None:
-    """The text of a request's system prompt, its first message when that is a system (or
-    developer) message of one text (`one_text`); None otherwise. What an agent's or a
-    framework's reader looks for its identity in (ADK's, Kimi CLI's, Open Interpreter's,
-    gptme's, instructor's), before it passes any of its texts over."""
-    first = _system_message(messages)
-    return one_text(first) if first is not None else None
+class System(NamedTuple):
+    """A request's system prompt, read once for the request (`read_system`) and handed to
+    each app's or framework's reader that tells its requests by it. Each reader found it
+    anew, some for each user message scanned: 10 to 23 readings a request of the classifier
+    bench's, most of them of no system prompt (found profiling a short request)."""
+
+    # Its one text (`one_text`): what an agent's or a framework's reader looks for its
+    # identity in (ADK's, Kimi CLI's, Open Interpreter's, gptme's, instructor's), before it
+    # passes any of its texts over.
+    prompt: str | None = None
+    # Its opening text (`opening_text`): what an agent's reader looks for its identity at the
+    # start of when the prompt may come in several parts (opencode's in two, OpenHands' with
+    # the repository's context, Claude Code's blocks kept apart through a gateway), where
+    # `prompt` is only one text.
+    opening: str | None = None
 
 
-def system_opening(messages: Sequence[Any]) -> str | None:
-    """The first text of a request's system prompt: its first message's opening text
-    (`opening_text`) when that is a system (or developer) message; None otherwise.
-    What an agent's reader looks for its identity at the start of when the prompt may come
-    in several parts (opencode's in two, OpenHands' with the repository's context, Claude
-    Code's blocks kept apart through a gateway), where `system_prompt` reads only one
-    text."""
-    first = _system_message(messages)
-    return opening_text(first) if first is not None else None
+# A request that opens with no system prompt
+NO_SYSTEM = System()
 
 
-def _system_message(messages: Sequence[Any]) -> dict[str, Any] | None:
-    """A request's first message when it is its system prompt, a system or a developer
-    message (OpenAI's APIs take either); None otherwise. One reading for `system_prompt`
-    and `system_opening`: the one took a developer message and the other did not, so an
-    identity was found in a developer prompt by one reader and missed by the next (found
-    in review)."""
+def read_system(messages: Sequence[Any]) -> System:
+    """The system prompt of a request's `messages`: its first message when that is a system
+    or a developer message (OpenAI's APIs take either); `NO_SYSTEM` otherwise. One reading
+    for both texts: the one took a developer message and the other did not, so an identity
+    was found in a developer prompt by one reader and missed by the next (found in
+    review)."""
     first = messages[0] if messages else None
     if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
-        return None
-    return first
+        return NO_SYSTEM
+    return System(one_text(first), opening_text(first))
 
 
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:

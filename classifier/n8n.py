@@ -48,7 +48,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import system_opening
+from classifier.message import System
 from classifier.templates import fills, fixed_parts, text_of
 
 # How each node's default system prompt opens, as 2.41.1 sends it: the Information
@@ -87,11 +87,12 @@ NAIVE_FIX = (
 FIX_PARTS = fixed_parts(NAIVE_FIX, re.compile(r"\{\w+\}"))
 
 
-def fixed_form(messages: Sequence[Any]) -> bool:
+def fixed_form(messages: Sequence[Any], system: System) -> bool:
     """Whether `messages` are a request of n8n's Information Extractor, Text Classifier or
     Sentiment Analysis (their system prompt opens with one of `OPENINGS`), or its output
-    parser's fix-up (`fixes_reply`): the reply is a given form over a given text."""
-    opening = system_opening(messages)
+    parser's fix-up (`fixes_reply`): the reply is a given form over a given text. `system`:
+    the system prompt of `messages`."""
+    opening = system.opening
     if opening is not None and opening.startswith(OPENINGS):
         return True
     return fixes_reply(messages)

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.harness import has_words
-from classifier.message import one_text, system_opening
+from classifier.message import System, one_text
 
 # `SessionPrompt`'s title call: `{role: "user", content: "Generate a title for this
 # conversation:\n"}`, then the history up to the first ask
@@ -48,18 +48,18 @@ COMPACTION_START = "Here is the conversation so far:\n\n<conversation>\n"
 COMPACTION_END = "- Do not mention the summary process or that context was compacted."
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is one of opencode's own: its title
     call's or a compacted history's fixed text with a message after it, or a compaction
-    request's prompt."""
+    request's prompt. `system`: the system prompt of `messages`."""
     text = one_text(messages[index])
     if text is None:  # parts read only where opencode's would stand: not each message's
-        if index != 1 or not _system_opens(messages, AGENT_SYSTEM):
+        if index != 1 or not _system_opens(system, AGENT_SYSTEM):
             return False
         return _first_of_parts(messages[index]) == COMPACTED
     if text in (TITLE_ASK, COMPACTED):
         opens = TITLE_SYSTEM if text == TITLE_ASK else AGENT_SYSTEM
-        return index == 1 and index + 1 < len(messages) and _system_opens(messages, opens)
+        return index == 1 and index + 1 < len(messages) and _system_opens(system, opens)
     end = text[-2 * len(COMPACTION_END) :].rstrip()  # a bounded read: the prompt may be long
     return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
 
@@ -79,11 +79,11 @@ def _first_of_parts(message: object) -> str | None:
     return None if any(has_words(t) for t in rest) else first
 
 
-def _system_opens(messages: Sequence[Any], opening: str | tuple[str, ...]) -> bool:
-    """Whether the request's first message is a system prompt that opens with `opening`
-    (one of them), in any case (a string, or its first text part: opencode may send it in
-    two; `system_opening`)."""
-    content = system_opening(messages)
+def _system_opens(system: System, opening: str | tuple[str, ...]) -> bool:
+    """Whether the request's system prompt `system` opens with `opening` (one of them), in
+    any case (a string, or its first text part: opencode may send it in two;
+    `System.opening`)."""
+    content = system.opening
     openings = (opening,) if isinstance(opening, str) else opening
     return content is not None and content[:64].lower().startswith(
         tuple(o.lower() for o in openings)

@@ -49,7 +49,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import one_text, system_opening, system_prompt
+from classifier.message import System, one_text
 
 # `generate_title_with_llm`: how its system prompt opens, and its user text around the ask
 TITLE_SYSTEM = (
@@ -84,16 +84,16 @@ SUMMARY_WITHIN = 4000
 _SHOWN = re.compile(r"\S")  # where a text's words begin, past its leading space
 
 
-def title_ask(message: object, messages: Sequence[Any]) -> object:
+def title_ask(message: object, messages: Sequence[Any], system: System) -> object:
     """The ask inside OpenHands' title text when `message` is its title call's user message
     (the one after its title prompt), without "...(truncated)"; else the content as sent
-    (the very object)."""
+    (the very object). `system`: the system prompt of `messages`."""
     sent = message.get("content") if isinstance(message, dict) else None
     if len(messages) != 2 or messages[1] is not message:
         return sent
     text = one_text(message)
     opening = TITLE_OPENING.match(text) if text is not None else None
-    if text is None or opening is None or not _system_opens(messages, TITLE_SYSTEM):
+    if text is None or opening is None or not _system_opens(system, TITLE_SYSTEM):
         return sent
     start = opening.end()
     end = text.rfind(TITLE_TAIL, start, start + TITLE_WITHIN)
@@ -103,9 +103,10 @@ def title_ask(message: object, messages: Sequence[Any]) -> object:
     return ask.removesuffix(TRUNCATED) if len(ask) == 1000 + len(TRUNCATED) else ask
 
 
-def summary_request(messages: Sequence[Any]) -> bool:
+def summary_request(messages: Sequence[Any], system: System) -> bool:
     """Whether `messages` are OpenHands' condenser's summary request and nothing else: its
-    prompt as one user message (1.21.0), or its system prompt and its events (1.58.2)."""
+    prompt as one user message (1.21.0), or its system prompt (`system`) and its events
+    (1.58.2)."""
     if not 1 <= len(messages) <= 2:
         return False
     last = messages[-1]
@@ -116,20 +117,21 @@ def summary_request(messages: Sequence[Any]) -> bool:
         return False
     if len(messages) == 1:
         return text.startswith(SUMMARY_OPENING)
-    return text.startswith(EVENTS_OPENING) and _system_opens(messages, SUMMARY_OPENING)
+    return text.startswith(EVENTS_OPENING) and _system_opens(system, SUMMARY_OPENING)
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is OpenHands' own: the events and order of
     its condenser (`summary_request`), or the summary it wrote, in the agent's request
-    (`is_summary`)."""
-    return _condensers(messages, index) or is_summary(messages, index)
+    (`is_summary`); `system`: the system prompt of `messages`."""
+    return _condensers(messages, index, system) or is_summary(messages, index, system)
 
 
-def is_summary(messages: Sequence[Any], index: int) -> bool:
+def is_summary(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is a condenser's summary in OpenHands'
-    request (`framed`): one text that opens with `SUMMARY_FIRST` and holds another of the
-    prompt's fields at a line's start (`SUMMARY_FIELDS`) in its head."""
+    request (`framed` of `system`, its system prompt): one text that opens with
+    `SUMMARY_FIRST` and holds another of the prompt's fields at a line's start
+    (`SUMMARY_FIELDS`) in its head."""
     text = one_text(messages[index])
     if text is None:
         return False
@@ -138,18 +140,18 @@ def is_summary(messages: Sequence[Any], index: int) -> bool:
     head = text[skip : skip + SUMMARY_WITHIN]
     if not head.startswith(SUMMARY_FIRST) or SUMMARY_FIELDS.search(head) is None:
         return False
-    return framed(messages)
+    return framed(system)
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are an OpenHands agent's: the first is a system message whose
-    first text names it (`AGENT_IDENTITY`) near its start. The first text part, not one
-    text (`system_opening`): 1.58.2 sends the repository's context as a second part."""
-    content = system_opening(messages)
+def framed(system: System) -> bool:
+    """Whether a request is an OpenHands agent's: its system prompt's (`system`) first text
+    names it (`AGENT_IDENTITY`) near its start. The first text part, not one text
+    (`System.opening`): 1.58.2 sends the repository's context as a second part."""
+    content = system.opening
     return content is not None and AGENT_IDENTITY in content[:IDENTITY_WITHIN]
 
 
-def _condensers(messages: Sequence[Any], index: int) -> bool:
+def _condensers(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is the events and order of OpenHands'
     condenser: after its system prompt (1.58.2), or with its prompt in one (1.21.0)."""
     text = one_text(messages[index])
@@ -157,12 +159,10 @@ def _condensers(messages: Sequence[Any], index: int) -> bool:
         return False
     if text.startswith(SUMMARY_OPENING):
         return True
-    return (
-        index == 1 and text.startswith(EVENTS_OPENING) and _system_opens(messages, SUMMARY_OPENING)
-    )
+    return index == 1 and text.startswith(EVENTS_OPENING) and _system_opens(system, SUMMARY_OPENING)
 
 
-def _system_opens(messages: Sequence[Any], opening: str) -> bool:
-    """Whether the system prompt of `messages` is one text opening with `opening`."""
-    system = system_prompt(messages)
-    return system is not None and system.startswith(opening)
+def _system_opens(system: System, opening: str) -> bool:
+    """Whether the system prompt `system` is one text opening with `opening`."""
+    prompt = system.prompt
+    return prompt is not None and prompt.startswith(opening)

@@ -61,6 +61,7 @@ from classifier.fixed import (
     TOOL_STEP_READING,
     Fixed,
 )
+from classifier.message import System, read_system
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import agent_identified, tool_names
 
@@ -115,7 +116,9 @@ def view(body: object) -> RequestView:
     if not isinstance(body, dict):
         return RequestView()
     messages = _messages(body)
-    return _view(body, messages, user_messages(messages, frameworks.framed(body, messages)))
+    system = read_system(messages)
+    asks = user_messages(messages, system, frameworks.framed(body, system))
+    return _view(body, messages, system, asks)
 
 
 def view_cut(body: object) -> tuple[RequestView, bool, bool]:
@@ -129,39 +132,41 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
     if not isinstance(body, dict):
         return RequestView(), False, False
     messages = _messages(body)
-    asks = user_messages(messages, frameworks.framed(body, messages))
+    system = read_system(messages)
+    asks = user_messages(messages, system, frameworks.framed(body, system))
     first = asks.first if asks.first is not asks.latest else None
     latest_cut, first_cut = (
-        read_in_part(ask, messages, asks.aiders) for ask in (asks.latest, first)
+        read_in_part(ask, messages, system, asks.aiders) for ask in (asks.latest, first)
     )
-    return _view(body, messages, asks), latest_cut, first_cut
+    return _view(body, messages, system, asks), latest_cut, first_cut
 
 
-def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
-    """`view(body)`, its `messages` and their asks (`classifier.asks.user_messages`) read
-    already."""
-    latest, latest_cut = read_ask(asks.latest, messages, asks.aiders)
+def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks) -> RequestView:
+    """`view(body)`, its `messages`, their system prompt (`classifier.message.read_system`:
+    read once, for every reader that tells its requests by it) and their asks
+    (`classifier.asks.user_messages`) read already."""
+    latest, latest_cut = read_ask(asks.latest, messages, system, asks.aiders)
     first, first_cut = "", False  # the first user message, unless it is the latest
     if asks.first is not asks.latest:
-        first, first_cut = read_ask(asks.first, messages, asks.aiders)
-    system = body.get("system") if isinstance(body.get("system"), str) else ""
+        first, first_cut = read_ask(asks.first, messages, system, asks.aiders)
+    system_text = body.get("system") if isinstance(body.get("system"), str) else ""
     if (
         messages
         and role_of(messages[0]) in ("system", "developer")
         and isinstance(messages[0], dict)
     ):
-        system = content_text(messages[0].get("content"))
+        system_text = content_text(messages[0].get("content"))
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
-    names, harness_tools = tool_names(tools, bool(tools) and agent_identified(messages))
+    names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
     tool_forced = bool(tools) and forced(tool_choice)
     return RequestView(
         latest=latest,
         first=first,
-        system=str(system)[:SYSTEM_CHARS],
+        system=str(system_text)[:SYSTEM_CHARS],
         tool_names=names,
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=tool_forced,
@@ -169,35 +174,44 @@ def _view(body: dict[str, Any], messages: list[Any], asks: Asks) -> RequestView:
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
-        fixed=_fixed(messages),
-        tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(messages, tools),
-        reply_channel=tool_forced and letta.replies_by_tool(messages, tools, tool_choice),
+        fixed=_fixed(messages, system),
+        tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
+        reply_channel=tool_forced and letta.replies_by_tool(system, tools, tool_choice),
     )
 
 
-def _answers_in_code(messages: list[Any]) -> bool:
+def _answers_in_code(messages: list[Any], system: System) -> bool:
     """Whether the request's reply must be code (`classifier.fixed.CODE_ANSWER`): a
     smolagents CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai
     code cell's, gpt-engineer's."""
     return (
         smolagents.answers_in_code(messages)
-        or shell_gpt.answers_in_code(messages)
-        or vanna.asks_for_sql(messages)
+        or shell_gpt.answers_in_code(system)
+        or vanna.asks_for_sql(system)
         or jupyter_ai.answers_in_code(messages)
-        or gpt_engineer.answers_in_code(messages)
+        or gpt_engineer.answers_in_code(system)
     )
 
 
-def _grades(messages: list[Any]) -> bool:
-    """Whether an eval tool's grader sent the request (`classifier.fixed.GRADER`)."""
+def _picks_tool(messages: list[Any], system: System) -> bool:
+    """Whether the request is a DSPy ReAct step (`classifier.fixed.TOOL_STEP`), told by its
+    system prompt alone."""
+    return dspy.picks_tool(system)
+
+
+def _grades(messages: list[Any], system: System) -> bool:
+    """Whether an eval tool's grader sent the request (`classifier.fixed.GRADER`), told by
+    its messages alone."""
     return promptfoo.grades(messages) or inspect_ai.grades(messages)
 
 
 # Each app's detector and the reading it fixes, in the order they are tried: the first found
-# decides, so an app's request that two detectors could claim is read one way only.
-_FIXED: tuple[tuple[Callable[[list[Any]], bool], Fixed], ...] = (
+# decides, so an app's request that two detectors could claim is read one way only. Each is
+# given the request's messages and their system prompt, read once for all of them
+# (`classifier.message.read_system`).
+_FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (_answers_in_code, CODE_ANSWER_READING),
-    (dspy.picks_tool, TOOL_STEP_READING),
+    (_picks_tool, TOOL_STEP_READING),
     (openhands.summary_request, CONDENSER_READING),
     (browser_use.picks_actions, BROWSER_STEP_READING),
     (browser_use.compacts, BROWSER_COMPACTION_READING),
@@ -207,10 +221,10 @@ _FIXED: tuple[tuple[Callable[[list[Any]], bool], Fixed], ...] = (
 )
 
 
-def _fixed(messages: list[Any]) -> Fixed | None:
+def _fixed(messages: list[Any], system: System) -> Fixed | None:
     """The reading the request's app fixes (`RequestView.fixed`): `_FIXED`'s first found."""
     for found, reading in _FIXED:
-        if found(messages):
+        if found(messages, system):
             return reading
     return None
 

@@ -16,10 +16,7 @@ step (`RequestView.fixed`, `classifier.rules.rule_intent`). Its default role,
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
-from classifier.message import system_opening
+from classifier.message import System
 
 # `ROLE_TEMPLATE`'s opening for the `--shell`, `--code` and `--describe-shell` roles: the
 # roles' names are sgpt's own; their texts follow (the shell role's names the user's shell and
@@ -31,9 +28,9 @@ CODE_ROLES = (
 )
 
 
-def answers_in_code(messages: Sequence[Any]) -> bool:
-    """Whether `messages` open with a system prompt of Shell-GPT's shell, code or
+def answers_in_code(system: System) -> bool:
+    """Whether a request's system prompt (`system`) is of Shell-GPT's shell, code or
     shell-describing role (`CODE_ROLES`): their replies are a command, code, or what a
     command does."""
-    opening = system_opening(messages)
+    opening = system.opening
     return opening is not None and opening.startswith(CODE_ROLES)

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import SCAN_MESSAGES, after_first_user, one_text, per_text, system_prompt
+from classifier.message import SCAN_MESSAGES, System, after_first_user, one_text, per_text
 
 # Open Interpreter: `code_output_template`, around the run's output, and
 # `empty_code_output_template` (both as its defaults; the message is stripped)
@@ -96,26 +96,27 @@ WITHIN = 100_000
 EACH_TEXT = 8
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is one text of these templates alone
-    (`templates_end`), in Open Interpreter's or gptme's request (`framed`), after the
+    (`templates_end`), in Open Interpreter's or gptme's request (`framed` of `system`, the
+    system prompt of `messages`), after the
     request's first user message, which does not start with one
     (`classifier.message.after_first_user`). Read in place: a copy of what follows the
     templates cost milliseconds a turn on a message of megabytes (found in review)."""
     text = one_text(messages[index])
     if text is None or not (end := templates_end(text)) or not _BLANK_TO_END.match(text, end):
         return False
-    return framed(messages) and after_first_user(messages, index, _opens)
+    return framed(system) and after_first_user(messages, index, _opens)
 
 
-def ask_words(message: object, messages: Sequence[Any]) -> object:
+def ask_words(message: object, messages: Sequence[Any], system: System) -> object:
     """The user's words after the templates that start the ask `message` of `messages`
-    (`templates_end`), in Open Interpreter's or gptme's request (`framed`), when the
-    request's first user message (among the first `SCAN_MESSAGES`) is another, which starts
-    with none; any other content as it is (the same object)."""
+    (`templates_end`), in Open Interpreter's or gptme's request (`framed` of `system`, its
+    system prompt), when the request's first user message (among the first `SCAN_MESSAGES`)
+    is another, which starts with none; any other content as it is (the same object)."""
     content = message.get("content") if isinstance(message, dict) else None
     text = one_text(message)
-    if text is None or not framed(messages):
+    if text is None or not framed(system):
         return content
     first = next((m for m in islice(messages, SCAN_MESSAGES) if _role(m) == "user"), None)
     if first is None or first is message or _opens(first):
@@ -137,10 +138,10 @@ def _words_after(text: str) -> str | None:
     return text[blank.end() if blank else end :].rstrip()
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are Open Interpreter's or gptme's: the first is a system prompt
-    that opens with one's name (`IDENTITIES`, after at most 64 white spaces)."""
-    text = system_prompt(messages)
+def framed(system: System) -> bool:
+    """Whether a request is Open Interpreter's or gptme's: its system prompt (`system`) opens
+    with one's name (`IDENTITIES`, after at most 64 white spaces)."""
+    text = system.prompt
     return text is not None and _IDENTITY.match(text) is not None
 
 

@@ -22,7 +22,7 @@ from classifier.harness_tools import (
     HARNESS_TOOLS,
     PLAIN_NAMES,
 )
-from classifier.message import system_opening
+from classifier.message import System
 
 TOOL_CHARS = 600
 SCAN_TOOLS = 16
@@ -63,13 +63,13 @@ def tool_names(tools: list[Any], identified: bool = False) -> tuple[str, bool]:
     return " ".join(name[:200] for name in names)[:TOOL_CHARS], agent
 
 
-def agent_identified(messages: list[Any]) -> bool:
-    """Whether the request's system prompt opens with a coding agent's identity
-    (`AGENT_IDENTITIES`, Kimi CLI's): its first text (`system_opening`), of which no more is
+def agent_identified(system: System) -> bool:
+    """Whether the request's system prompt (`system`) opens with a coding agent's identity
+    (`AGENT_IDENTITIES`, Kimi CLI's): its first text (`System.opening`), of which no more is
     read than the identities' length (`startswith`). Beside it, an agent's plain tool names
     are its harness: a Claude Code subagent may be given only Read, Write and Edit (found in
     review)."""
-    text = system_opening(messages)
+    text = system.opening
     return text is not None and text.startswith(_IDENTITIES)
 
 

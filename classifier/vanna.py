@@ -38,7 +38,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import per_text, system_opening, system_prompt
+from classifier.message import System, per_text
 from classifier.toolset import tool_name
 
 # The Response Guidelines `get_sql_prompt` ends its system prompt with, 0.5.0 to 2.x, as
@@ -86,11 +86,11 @@ AGENT_TOOLS = frozenset(_AGENT_TOOLS.split())
 SCAN_TOOLS = 16  # of a request's tools, read for one of `AGENT_TOOLS`
 
 
-def asks_for_sql(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are Vanna's SQL prompt: their system prompt (one text) ends with
-    `SQL_GUIDELINES` (and the dialect's sixth, `DIALECT_GUIDELINE`), or opens with
+def asks_for_sql(system: System) -> bool:
+    """Whether a request is Vanna's SQL prompt: its system prompt (`system`, one text) ends
+    with `SQL_GUIDELINES` (and the dialect's sixth, `DIALECT_GUIDELINE`), or opens with
     `OLD_OPENING`. Its reply is SQL, whatever the question reads as."""
-    text = system_prompt(messages)
+    text = system.prompt
     return text is not None and _sql_prompt(text)
 
 
@@ -103,19 +103,20 @@ def _sql_prompt(text: str) -> bool:
     return _GUIDELINES_END.search(text, max(0, len(text) - GUIDELINES_WITHIN)) is not None
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is one of the example questions of
-    Vanna's SQL prompt (`asks_for_sql`): an assistant message (its SQL) follows it. The
-    user's question is the prompt's last message, with none after it."""
+    Vanna's SQL prompt (`asks_for_sql` of `system`, the system prompt of `messages`): an
+    assistant message (its SQL) follows it. The user's question is the prompt's last
+    message, with none after it."""
     after = messages[index + 1] if index + 1 < len(messages) else None
-    return isinstance(after, dict) and after.get("role") == "assistant" and asks_for_sql(messages)
+    return isinstance(after, dict) and after.get("role") == "assistant" and asks_for_sql(system)
 
 
-def agent_session(messages: Sequence[Any], tools: Sequence[Any]) -> bool:
-    """Whether `messages` and `tools` are Vanna's Agent's: its system prompt opens with
-    `AGENT_IDENTITY`, and one of its tools (`AGENT_TOOLS`) is among the first `SCAN_TOOLS`
-    offered."""
-    opening = system_opening(messages)
+def agent_session(system: System, tools: Sequence[Any]) -> bool:
+    """Whether a request of the system prompt `system` and `tools` is Vanna's Agent's: its
+    system prompt opens with `AGENT_IDENTITY`, and one of its tools (`AGENT_TOOLS`) is among
+    the first `SCAN_TOOLS` offered."""
+    opening = system.opening
     if opening is None or not opening.startswith(AGENT_IDENTITY):
         return False
     names = (tool_name(tool) for tool in islice(tools, SCAN_TOOLS))

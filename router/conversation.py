@@ -26,6 +26,7 @@ from classifier.aider import without_reminder
 from classifier.asks import ask_content, first_ask
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
+from classifier.message import System, read_system
 from router.record import Api
 from router.stored_responses import conversation_of
 from router.translate.text_parts import content_text
@@ -141,10 +142,11 @@ def conversation_key(
     messages = messages if isinstance(messages, list) else []
     if (task := semantic_kernel.run_task(messages)) is not None:
         return _marked_key(digest, MAGENTIC, task.rstrip()[:KEY_CHARS])
-    if (ids := letta.agent_ids(messages)) is not None:
+    system = read_system(messages)
+    if (ids := letta.agent_ids(system)) is not None:
         return _marked_key(digest, LETTA, *ids)
     first: object = None
-    framework = _framework(messages)
+    framework = _framework(messages, system)
     framed = framework is not None
     if framework is not None:
         _hash_part(digest, framework)
@@ -188,18 +190,19 @@ def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | No
     return claude_code or chat or body.get("prompt_cache_key") or None, None
 
 
-def _framework(messages: list[Any]) -> str | None:
-    """Which agent framework's requests `messages` are whose system prompts a run's key
-    leaves out (`conversation_key`), as the mark it takes instead; None for any other."""
+def _framework(messages: list[Any], system: System) -> str | None:
+    """Which agent framework's requests `messages` (of the system prompt `system`) are whose
+    system prompts a run's key leaves out (`conversation_key`), as the mark it takes
+    instead; None for any other."""
     if smolagents.framed(messages):
         return FRAMEWORK
-    if dspy.framed(messages):
+    if dspy.framed(system):
         return DSPY
     if haystack.framed(messages):
         return HAYSTACK
-    if adk.framed(messages):
+    if adk.framed(system):
         return ADK
-    if browser_use.framed(messages):
+    if browser_use.framed(messages, system):
         return BROWSER_USE
     return CREWAI if crewai.framed(messages) else None
 

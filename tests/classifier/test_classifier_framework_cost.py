@@ -17,6 +17,7 @@ import pytest
 from classifier import classify, crewai, dspy, semantic_kernel
 from classifier.asks import ask_content
 from classifier.clip import HEAD_BYTES, TAIL_BYTES
+from classifier.message import read_system
 from router.conversation import conversation_key, prompt_text
 
 STRUCT = dspy.STRUCTURE
@@ -120,7 +121,7 @@ def test_dspy_fields_read_capped() -> None:
     sections = "\n\n".join(f"[[ ## f{number} ## ]]\nv{number}" for number in range(1, 41))
     ask = {"role": "user", "content": sections}
     messages = [system, ask]
-    assert len(dspy._input_names(messages)) == dspy.FIELDS_READ == 32
+    assert len(dspy._input_names(read_system(messages))) == dspy.FIELDS_READ == 32
     read = ask_content(ask, messages)
     assert isinstance(read, str)
     lines = read.split("\n")
@@ -206,7 +207,7 @@ def test_framed_readers_keep_answers_per_text() -> None:
     """The memo keeps an answer for the very text only: an equal text of another request is
     read anew, and a changed first message is never answered for the old one."""
     first = _dspy_system(2)
-    assert dspy._input_names([first]) == ("f1", "f2")
+    assert dspy._input_names(read_system([first])) == ("f1", "f2")
     other = {"role": "system", "content": first["content"].replace("`f2`", "`g2`")}
-    assert dspy._input_names([other]) == ("f1", "g2")
-    assert dspy._input_names([first]) == ("f1", "f2")
+    assert dspy._input_names(read_system([other])) == ("f1", "g2")
+    assert dspy._input_names(read_system([first])) == ("f1", "f2")
