@@ -295,6 +295,44 @@ recorded after the choice, not used for it. Letting the made rows take no share 
 real sources' weight (`augment_apart`) lost half the gain (0.6959 at seed 13). The options
 stay in the code, off.
 
+**Round 8, short everyday asks** (the last rows, 2026-12-06): users' probes found "Write an
+email to my boss saying I will be late tomorrow" read as tool_calling (0.49) and "write a
+packing list for a weekend trip" as coding (0.62). A time or a date in a drafting request
+pulled toward tools, and a plain list to use had no writing row in the data: the lists in
+it carry a checkable format (instruction) or are the user's own to edit ("add oat milk to
+my shopping list": tool_calling), and "list" is an `m:code` cue. Of 12 short drafts and
+lists written for `tests/classifier/test_classifier_everyday.py` before any data, the model
+got 4 (and 6 of 6 requests to act). One author (an AI assistant session, from a brief that
+named the boundary and the two probes) wrote short everyday requests: drafts of emails,
+texts, notes, invitations, cards and notices with times and dates, and plain lists
+(writing); the same asks as actions, reminders, calendar entries, list edits and live
+look-ups (tool_calling); look-alikes (everyday questions, poems and stories, short code
+asks, format-constrained drafts and lists, everyday arithmetic); ~12 % in six other
+languages. Rows sharing an 8-word run with a training file or a 5-word run with the
+prompts of the drafting, everyday and agent-session tests were dropped (44 of 440;
+`team_round8.jsonl`, 396 rows). Every version was chosen by leave-one-source-out alone, at
+seeds 13, 14 and 15, over the rows that existed before (the same rows with and without
+it). The first 375 rows: macro-F1 0.7023 / 0.7023 / 0.7029 -> 0.7040 / 0.7033 / 0.7044, route
+accuracy as routed 0.8060 / 0.8051 / 0.8063 -> 0.8050 / 0.8041 / 0.8049; retrained, they
+made the model read "Read the config loader and write a test for it." in a coding agent's
+session as writing (the `agent_session` rule still decided coding), so 22 short asks for
+code were added ("write a unit test for the login handler", a migration, a Dockerfile):
+0.7051 / 0.7044 / 0.7049 (two to three times the seed noise, ~0.0015) and 0.8050 / 0.8047
+/ 0.8051 (within it; WritingBench's long requests lose 11 to 12 rows to the default route,
+BBH and BFCL 5 to 10 each, StrategyQA and the authors' rows gain as many). Over all rows,
+as `tests/bench/loso_classifier.py` prints them, route accuracy falls further (0.8025 /
+0.8023 / 0.8027) because the new rows join the team fold, scored by a model without any
+team row (0.72 of them routed right); that comparison puts round 7 at 0.8092 -> 0.8060 too
+(seed 13), so it measures the rows added more than the model. Now 9 of the 12 drafts, 6 of
+6 actions, and the German e-mail probe above reads writing; still missed: "how should I
+word a text to my landlord that the sink is leaking again" (tool_calling 0.26: round 7 asks
+to send a mail with those words) and the packing and to-do lists (coding 0.46 and 0.48; 0.62
+and 0.76 before): the code asks, which begin "write a ..." too, took back what the lists
+had gained (writing, with the first 375 rows), and leaving out the two that name a packing
+or to-do list scored lower in leave-one-source-out and did not bring them back. The
+held-out numbers were recorded after each choice (0.813 -> 0.815, then 0.818; route
+accuracy 0.917 throughout).
+
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.
 """

@@ -413,4 +413,28 @@ VARIANTS: list[tuple[str, ...]] = [
         "0.908",
         "~0",
     ),
+    (
+        "shipped until 2026-12-06 (2): + complement NB x0.5 in the LR's weights"
+        " (TrainConfig.nb_scale; LOSO at seeds 13 / 14 / 15: 0.7023 / 0.7023 / 0.7029, route"
+        " accuracy as routed 0.806 / 0.805 / 0.806)",
+        "0.813",
+        "0.917",
+        "~0",
+    ),
+    (
+        "  + team round 8, short everyday asks, first 375 rows (LOSO at seeds 13 / 14 / 15 over"
+        " the rows before it: 0.7040 / 0.7033 / 0.7044, as routed 0.8050 / 0.8041 / 0.8049;"
+        " reads 'write a test for it' in a coding agent's session as writing)",
+        "0.815",
+        "0.917",
+        "~0",
+    ),
+    (
+        "    + 22 short asks for code ('write a unit test for ...'): shipped below; without the"
+        " two naming a packing or to-do list (LOSO 0.7045 / 0.7041 / 0.7043, as routed 0.8053"
+        " / 0.8039 / 0.8048: not shipped, both list probes still read coding)",
+        "0.819",
+        "0.918",
+        "~0",
+    ),
 ]
