@@ -30,7 +30,7 @@ from router.backend_waits import WaitListener, tell
 from router.backends.base import Backend
 from router.call import Call, Committed
 from router.commit import Hold, hold_until_first_token
-from router.plan_error import most_meaningful
+from router.plan_error import most_meaningful, with_passed_over
 from router.policy import Plan
 from router.record import CHAT_APIS, Attempt
 from router.refusals import nothing_tried
@@ -113,7 +113,7 @@ class Dispatcher:
                     await asyncio.sleep(error.retry_after)
         if not errors:
             raise nothing_tried(call.plan, call.record.api, output_limit(call.api, call.body))
-        raise call.named_as_sent(most_meaningful(errors))
+        raise call.named_as_sent(with_passed_over(most_meaningful(errors), call.plan))
 
     def _asked_to_wait(self, backend: Backend, error: UpstreamError) -> None:
         """A 429's or an overloaded 503's `Retry-After` longer than `retry_after_max_s` is

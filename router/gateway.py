@@ -50,6 +50,7 @@ from router.routing_headers import is_private, target_of
 from router.stored_responses import StoredResponses, carried
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
+from router.vllm_fields import vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -255,6 +256,7 @@ class Gateway:
             response_home=home,
             server_state=responses_request.server_state(body) if api == "responses" else None,
             choices_asked=choices_asked,
+            vllm_field=vllm_field(api, body),
         )
 
     def explain(

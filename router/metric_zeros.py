@@ -13,9 +13,10 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   sticky one or an overflow can put any member before another) with each reason a plan
   moves on after: 13 series per pair;
 - `backend_skips_total`: each configured backend, with its tier, and each reason a plan or
-  dispatch can pass it by (`metric_labels.SKIP_REASONS`), but `private` for a local one and
-  `choices_unsupported` for one not through litellm, which are never skipped so: 9 to 11
-  series per backend. The first request past a backend waiting out a 429 must show;
+  dispatch can pass it by (`metric_labels.SKIP_REASONS`), but `private` for a local one,
+  `vllm_fields` for a local one not through litellm and `choices_unsupported` for one not
+  through litellm, which are never skipped so: 10 to 13 series per backend. The first
+  request past a backend waiting out a 429 must show;
 - `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
   a price (`router.pricing.Pricer`, asked about a request on each): the intents that can take
   each route (`router.policy.intents_on`) with its members whose cost or counterfactual is
@@ -100,6 +101,8 @@ from router.metric_store import Family
 from router.policy import intents_on
 from router.record import Api, Outcome, Record
 from router.shadow_sampling import choose, rate_for
+from router.vllm_fields import SKIP as VLLM_FIELDS
+from router.vllm_fields import honours
 
 if TYPE_CHECKING:
     from router.config import Backend as BackendSettings
@@ -181,8 +184,11 @@ def expecting(metrics: Metrics, config: Config) -> Callable[[], None]:
 
 def skip_reasons(backend: BackendSettings) -> list[str]:
     """Why `backend` may be passed by (`router.policy._unfit`): not for privacy when it is
-    local, nor for `n` in a stream when litellm is not between (only its streams are)."""
+    local, nor for vLLM's own fields when it honours them (`router.vllm_fields`), nor for
+    `n` in a stream when litellm is not between (only its streams are)."""
     never = {"private"} if backend.tier == "local" else set()
+    if honours(backend):
+        never.add(VLLM_FIELDS)
     if backend.kind != "litellm":
         never.add("choices_unsupported")
     return [why for why in SKIP_REASONS if why not in never]

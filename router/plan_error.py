@@ -17,13 +17,27 @@ from router.attempt_errors import (
     UpstreamError,
 )
 from router.backend_refused import BackendRefused
-from router.policy import SHORT_WAIT_S
+from router.policy import SHORT_WAIT_S, Plan
+from router.refusals import passed_over
 
 
 def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """The error the client is told (`_chosen`), a backend's 5xx naming that backend
     (`named`)."""
     return named(_chosen(errors))
+
+
+def with_passed_over(error: UpstreamError, plan: Plan) -> UpstreamError:
+    """`error`, a failure the plan would have moved on after (a 5xx, a 429), saying which
+    backends it passed over for vLLM's own field and why (`refusals.passed_over`): with
+    local down, a `structured_outputs` request was told local's 502 alone, and the cloud's
+    absence read as a bug of the router's. A verdict of the backend's own (a 4xx: the
+    constraint malformed, the prompt too long) keeps its words."""
+    said = passed_over(plan)
+    if said and error.retryable and (error.status >= 500 or error.status == 429):
+        error.message += said
+        error.args = (error.message,)
+    return error
 
 
 def named(error: UpstreamError) -> UpstreamError:

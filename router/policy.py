@@ -17,6 +17,7 @@ from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api, Attempt
 from router.translate.pairing import can_serve, native
+from router.vllm_fields import honours
 
 # The longest wait every SDK sleeps through on its own (`router.api.errors.SDK_WAIT_S`: a
 # 503 says `x-should-retry: true` below it): one this short is worth telling even beside a
@@ -32,7 +33,7 @@ RouteReason = Literal[
 ]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
-# the stored response another backend holds.
+# the stored response another backend holds, vLLM's own fields it would lose.
 # The others (circuit open, a 429's or a 503's wait, quality gate) pass, and so does a
 # saturation.
 PERMANENT_SKIPS = frozenset(
@@ -44,12 +45,14 @@ PERMANENT_SKIPS = frozenset(
         "choices_unsupported",
         "n_unsupported",
         "response_elsewhere",
+        "vllm_fields",
     }
 )
 # Those that hold for the conversation too, not only this request (a detour does not move
-# its pin). Not so: an n > 1 turn sent past a backend that cannot answer it, and a prompt that
-# fits the window but not with the output it asked room for (`max_tokens`, this turn's choice).
-LASTING_SKIPS = PERMANENT_SKIPS - {"choices_unsupported", "n_unsupported", "max_tokens_window"}
+# its pin). Not so, each this turn's choice: `n` > 1 past a backend that cannot answer it, the
+# output room asked (`max_tokens`) past a window, vLLM's own constraint (`structured_outputs`).
+_THIS_TURN = {"choices_unsupported", "n_unsupported", "max_tokens_window", "vllm_fields"}
+LASTING_SKIPS = PERMANENT_SKIPS - _THIS_TURN
 # The passing ones: a 503's `Retry-After` says when the soonest of them may serve again.
 PASSING = frozenset({"circuit_open", "rate_limited", "overloaded", "quality_gate"})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
@@ -87,6 +90,7 @@ class Demand:
     # The field naming a conversation stored on the server (`previous_response_id`,
     # `conversation`): no chat backend has it, translated or not
     server_state: str | None = None
+    vllm_field: str | None = None  # vLLM's own output constraint (`router.vllm_fields`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,7 @@ class Plan:
     # Retry-After
     retry_in_s: float | None = None
     prompt_tokens: int = 0  # `Demand.prompt_tokens`: a refusal of length says it
+    vllm_field: str | None = None  # `Demand.vllm_field`: a refusal names it
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -229,6 +234,7 @@ def plan(
         demand.server_state,
         _retry_after(skipped, states),
         demand.prompt_tokens,
+        demand.vllm_field,
     )
 
 
@@ -260,6 +266,8 @@ def _unfit(
         return "response_elsewhere"
     if demand.private and backend.tier != "local":
         return "private"
+    if demand.vllm_field and not honours(backend):  # a cloud answer was unconstrained
+        return "vllm_fields"  # `router.vllm_fields.SKIP`
     if not can_serve(demand.api, backend):
         return "api_unsupported"
     # translation would refuse it there, after the attempt had begun: a 400 that named the
@@ -372,8 +380,9 @@ def detoured(plan: Plan, attempts: Iterable[Attempt], served: str) -> bool:
     a live trial after a hang (found in review). Permanent reasons (a prompt too long for the
     window, privacy, an API the backend does not speak) are no detour: a conversation too
     long for the local backend keeps to the cloud (one that asked for more output than
-    the window leaves is a detour: the next turn may ask for less). A failure on `served`
-    itself (a retry after a short Retry-After) is none either."""
+    the window leaves is a detour: the next turn may ask for less; so is one whose vLLM
+    constraint kept off the cloud: the next may carry none). A failure on `served` itself
+    (a retry after a short Retry-After) is none either."""
     order = plan.preference
     rank = order.index(served) if served in order else len(order)
     before = set(order[:rank])

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from router import vllm_fields
 from router.attempt_errors import ContextTooLong, OutputTooLong, UpstreamError
 from router.errors import (
     BadRequest,
@@ -48,7 +49,8 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     output limit some window holds the prompt without, or else a prompt no window can hold
     (each change lets a backend serve it, so these answers win), an API no backend of the
     target speaks (`/v1/completions` to a litellm backend), a private request with no local
-    backend in its target. A backend down (circuit open), waiting out a rate limit or held
+    backend in its target, or one with vLLM's own `structured_outputs` (`router.vllm_fields`)
+    with none that honours it. A backend down (circuit open), waiting out a rate limit or held
     by a quality gate is not permanent, and the answer stays a 503 (`_unavailable`), unless
     a window holds the prompt but not the output limit sent: lowered, it is served now."""
     reasons = {step.reason for step in plan.skipped}
@@ -60,12 +62,10 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
     if not reasons or not reasons <= PERMANENT_SKIPS:
         return _unavailable(plan, listed)
     home = next((s.reason for s in plan.skipped if s.backend == plan.response_home), None)
-    if "response_elsewhere" in reasons and home in (None, "private"):
-        return _stored_elsewhere(plan, home == "private")
+    if "response_elsewhere" in reasons and home in (None, "private", vllm_fields.SKIP):
+        return _stored_elsewhere(plan, home)
     # `_unfit` says so of every cloud backend, first (but of those a stored response rules out)
-    private = "private" in reasons
-    local = "local " if private else ""
-    local_only = " (a private request may use the local tier only)" if private else ""
+    local, local_only = _local_words(plan, reasons)
     if "max_tokens_window" in reasons and (limit or "context_window" not in reasons):
         return _lower_the_limit(plan, api, limit, reasons, "")
     if "context_window" in reasons:
@@ -124,11 +124,30 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             param=param,
         )
     advice, param = _elsewhere(plan, "with a local backend")
+    if "private" in reasons or not plan.vllm_field:
+        return BadRequest(
+            f"{target!r} has no local backend, and a private request may use the local tier "
+            f"only ({listed}); {advice}",
+            param=param,
+        )
     return BadRequest(
-        f"{target!r} has no local backend, and a private request may use the local tier only "
-        f"({listed}); {advice}",
+        f"{target!r} has no backend that honours {vllm_fields.named(plan.vllm_field)} "
+        f"({listed}): {vllm_fields.why(plan.vllm_field)}; {advice}, or leave it out (a JSON "
+        "schema as response_format json_schema, which every backend honours)",
         param=param,
     )
+
+
+def _local_words(plan: Plan, reasons: set[str]) -> tuple[str, str]:
+    """The words of a refusal saying no local backend could serve (`local `, and why only
+    the local tier may): privacy, or vLLM's own field (`router.vllm_fields`), kept the cloud
+    out."""
+    if "private" in reasons:
+        return "local ", " (a private request may use the local tier only)"
+    if vllm_fields.SKIP in reasons and plan.vllm_field:
+        field = vllm_fields.named(plan.vllm_field)
+        return "local ", f" ({field}, vLLM's own, is honoured on the local tier only)"
+    return "", ""
 
 
 def _sizes(plan: Plan, limit: tuple[str, int] | None) -> Counts:
@@ -189,9 +208,7 @@ def _lower_the_limit(
     client's own field, as its API names it: a Responses client was told of `messages` and
     `max_tokens`, which it never sent (found in re-review)."""
     field = limit[0] if limit else OUTPUT_LIMITS[api][-1]
-    private = "private" in reasons
-    local = "local " if private else ""
-    local_only = " (a private request may use the local tier only)" if private else ""
+    local, local_only = _local_words(plan, reasons)
     some = " (some hold not even the prompt)" if "context_window" in reasons else ""
     return BadRequestTooLong(
         f"This request's prompt and the output its {field} asks room for do not fit the "
@@ -235,20 +252,33 @@ def _unavailable(plan: Plan, listed: str) -> NoBackendAvailable:
             f"; {', '.join(overloaded)} answered overloaded with a Retry-After, which the "
             f"router waits out before it tries {them} again"
         )
+    message += passed_over(plan)
     passing = {s.reason for s in plan.skipped} - PERMANENT_SKIPS
     unavailable = RateLimitedBackends if passing == {"rate_limited"} else NoBackendAvailable
     return unavailable(message, retry_after=plan.retry_in_s)
 
 
-def _stored_elsewhere(plan: Plan, private: bool) -> RouterError:
+def passed_over(plan: Plan) -> str:
+    """The words saying which backends were passed over for vLLM's own field and why, to add
+    to an error of the backends left (a 503 of an open circuit, the failed attempt's 502):
+    told only `cloud: vllm_fields`, a client asked why no fallback served it."""
+    passed = [repr(s.backend) for s in plan.skipped if s.reason == vllm_fields.SKIP]
+    if not passed or not plan.vllm_field:
+        return ""
+    return f"; {', '.join(passed)} not tried: {vllm_fields.why(plan.vllm_field)}"
+
+
+def _stored_elsewhere(plan: Plan, reason: str | None) -> RouterError:
     """The backend that stored the response this turn continues, or the conversation it
-    names, may not take it: a cloud one for a private request, or (a response's) not the
-    backend the client named: a named backend serves a conversation (`policy._pinned`). No
-    other can (one skipped for another reason, its window or its API, is
-    refused as such)."""
+    names, may not take it: a cloud one for a private request or one carrying vLLM's own
+    field, or (a response's) not the backend the client named: a named backend serves a
+    conversation (`policy._pinned`). No other can (one skipped for another reason, its
+    window or its API, is refused as such)."""
     home = plan.response_home
-    if private:
+    if reason == "private":
         why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
+    elif reason == vllm_fields.SKIP and plan.vllm_field:
+        why = f"{home!r}, and {vllm_fields.why(plan.vllm_field)}"
     else:
         why = f"{home!r}, which {plan.target.name!r} does not use"
     if plan.server_state == "conversation":

@@ -43,7 +43,9 @@ operator turned thinking off. `text.verbosity`, `prompt_cache_key`, `safety_iden
 refuse fields they do not know. The backend's own settings (`extra_body`) decide those.
 `store` and `metadata` stay behind too: chat's `store` keeps the completion for OpenAI's
 distillation and evals, not for a later turn, and OpenAI's chat refuses `metadata` without
-it.
+it. vLLM's own `structured_outputs` passes on: vLLM's chat takes it as its Responses does,
+and the plan sends a request carrying it to no backend but a local one (`router.vllm_fields`);
+dropped here, a Responses request kept local for it was answered unconstrained all the same.
 """
 
 from __future__ import annotations
@@ -59,6 +61,7 @@ from router.translate.custom_format import described
 from router.translate.namespaces import ChatNames, chat_names, flattened
 from router.translate.text_parts import content_text, part_text
 from router.translate.wire import MAX_TOKENS, streamed, tool_input
+from router.vllm_fields import FIELD as VLLM_FIELD
 
 CUSTOM_PARAMETERS = {
     "type": "object",
@@ -158,6 +161,8 @@ def to_chat(
     response_format = _format(body.get("text"))
     if response_format:
         out["response_format"] = response_format
+    if body.get(VLLM_FIELD) is not None:
+        out[VLLM_FIELD] = body[VLLM_FIELD]
     out.update(streamed(stream))
     return out
 

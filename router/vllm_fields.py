@@ -1,0 +1,67 @@
+"""vLLM's own output constraints in a request: what only the local tier's vLLM honours.
+
+`structured_outputs` (`{"json": schema}`, `{"regex": ...}`, `{"choice": [...]}`,
+`{"grammar": ...}`, `{"json_object": true}`, `{"structural_tag": ...}`) is the field
+vLLM's chat, completions and Responses requests take (vllm/entrypoints/openai/
+chat_completion/protocol.py, completion/protocol.py, responses/protocol.py), and what
+outlines' `from_vllm` sends; a `response_format` of type `structural_tag` is vLLM's too
+(chat and completions). No cloud API has either: OpenAI refuses an unknown argument with a
+400, other OpenAI-compatible clouds ignore it, and a litellm backend drops it
+(`router.backends.litellm_fields`), so a cloud answer was unconstrained: outlines'
+`Regex("(yes|no)")` got "Latency to in and the", a JSON model failed validation (found in
+review, outlines 1.3.3 in demo mode). The plan sends such a request to the local tier only,
+as a private one (`router.policy._unfit`: `vllm_fields`).
+
+Not the older top-level names (`guided_json`, `guided_regex`, `guided_choice`,
+`guided_grammar`, `guided_whitespace_pattern`, `guided_decoding_backend`, `structural_tag`):
+vLLM 0.12 removed them, and the vLLM this router serves (0.32 and later) ignores them as
+unknown fields, the text free (tests/vllm/captures/guided_json_ignored.json). Kept local,
+they would be unconstrained there too. Pure.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from router.config_backend import Backend as BackendSettings
+from router.record import Api
+
+FIELD = "structured_outputs"
+SKIP = "vllm_fields"  # the plan's reason for a backend that would lose the constraint
+# The APIs whose vLLM request takes `structured_outputs`, and those taking the
+# `structural_tag` response format (Responses' `text.format` has no such type)
+_APIS: frozenset[Api] = frozenset({"chat", "completions", "responses"})
+_FORMAT_APIS: frozenset[Api] = frozenset({"chat", "completions"})
+
+
+def vllm_field(api: Api, body: Mapping[str, Any]) -> str | None:
+    """The field of `body` that holds an output constraint of vLLM's own, if any:
+    `structured_outputs` (null is vLLM's "none"), or `response_format` when its type is
+    `structural_tag`."""
+    if api in _APIS and body.get(FIELD) is not None:
+        return FIELD
+    fmt = body.get("response_format") if api in _FORMAT_APIS else None
+    if isinstance(fmt, dict) and fmt.get("type") == "structural_tag":
+        return "response_format"
+    return None
+
+
+def honours(backend: BackendSettings) -> bool:
+    """Whether `backend` passes vLLM's own constraints to a server that holds its answer to
+    them: a local backend (vLLM, DESIGN.md) not called through litellm, which drops every
+    field OpenAI's chat request has not."""
+    return backend.tier == "local" and backend.kind != "litellm"
+
+
+def named(field: str) -> str:
+    """The constraint as the client sent it, for a message."""
+    return f"{field} of type structural_tag" if field == "response_format" else field
+
+
+def why(field: str) -> str:
+    """Why a backend was passed over for `field`, in words a client's error can carry."""
+    return (
+        f"{named(field)} is vLLM's own output constraint, which only a local backend (not "
+        "through litellm) honours: a cloud backend refuses it or answers unconstrained"
+    )

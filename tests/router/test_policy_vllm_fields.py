@@ -1,0 +1,71 @@
+"""The plan of a request carrying vLLM's own output constraint (`router.vllm_fields`): only
+a local backend not called through litellm may serve it, the turn served past the cloud is
+a detour (the pin stays), and a refusal says which field kept the cloud out. Pure: plans
+made by hand, no server (the live router: test_vllm_fields.py)."""
+
+from __future__ import annotations
+
+from classifier.intent import INTENTS, Intent
+from router.config import parse
+from router.errors import BadRequest, BadRequestTooLong
+from router.policy import BackendState, Demand, Target, detoured, plan
+from router.record import Attempt
+from router.refusals import nothing_tried
+
+CFG = parse(
+    {
+        "backends": [
+            {"name": "local", "tier": "local", "base_url": "http://l/v1", "model": "m"},
+            {"name": "ollama", "tier": "local", "kind": "litellm", "model": "ollama/m"},
+            {"name": "cloud", "tier": "cloud", "base_url": "http://c/v1", "model": "g"},
+        ],
+        "routes": {i: ["cloud", "ollama", "local"] for i in INTENTS},
+    }
+)
+MATH = Intent("math", 0.9, "model")
+AUTO = Target("auto")
+CONSTRAINED = Demand(vllm_field="structured_outputs")
+
+
+def test_only_a_local_backend_not_through_litellm_serves_it() -> None:
+    """litellm hands on only the fields of OpenAI's chat request: through it, a local
+    server got the request without its constraint."""
+    the_plan = plan(MATH, AUTO, CONSTRAINED, {}, CFG)
+    assert the_plan.backends == ("local",)
+    assert [(s.backend, s.reason) for s in the_plan.skipped] == [
+        ("cloud", "vllm_fields"),
+        ("ollama", "vllm_fields"),
+    ]
+    assert plan(MATH, AUTO, Demand(), {}, CFG).backends == ("cloud", "ollama", "local")
+
+
+def test_served_past_the_pinned_cloud_it_is_a_detour_a_private_turn_is_not() -> None:
+    """The constraint is this turn's, as `n` > 1 is: the next turn may carry none and go
+    back where the conversation was. A private caller stays private."""
+    pinned = plan(
+        MATH, AUTO, Demand(vllm_field="structured_outputs", sticky_backend="cloud"), {}, CFG
+    )
+    assert pinned.preference[0] == "cloud" and pinned.backends == ("local",)
+    assert detoured(pinned, [Attempt("local", "local")], "local")
+    private = plan(MATH, AUTO, Demand(private=True, sticky_backend="cloud"), {}, CFG)
+    assert not detoured(private, [Attempt("ollama", "local")], "ollama")
+
+
+def test_a_response_stored_on_the_cloud_is_refused_naming_the_field() -> None:
+    demand = Demand(api="responses", vllm_field="structured_outputs", response_home="cloud")
+    error = nothing_tried(plan(MATH, AUTO, demand, {}, CFG), "responses", None)
+    assert isinstance(error, BadRequest) and error.param == "previous_response_id"
+    assert "stored on 'cloud', and structured_outputs is vLLM's own" in error.message
+
+
+def test_a_prompt_too_long_for_the_local_window_says_why_the_cloud_was_out() -> None:
+    """Told only that no backend's window holds it, the client would not know the cloud,
+    with a larger window, was never a choice."""
+    states = {"local": BackendState(context_window=100)}
+    demand = Demand(vllm_field="response_format", prompt_tokens=500)
+    error = nothing_tried(plan(MATH, AUTO, demand, states, CFG), "chat", None)
+    assert isinstance(error, BadRequestTooLong)
+    assert (
+        "every local backend that could serve it (response_format of type structural_tag, "
+        "vLLM's own, is honoured on the local tier only)"
+    ) in error.message
