@@ -32,6 +32,7 @@ BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing wor
 GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
 MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
 FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
+MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the data it is given"
 
 
 class Fixed(NamedTuple):
@@ -57,3 +58,5 @@ GRADER_READING = Fixed("reasoning", FORCED_CONFIDENCE, GRADER)
 MEMORY_SUMMARY_READING = Fixed("instruction", FILE_CONFIDENCE, MEMORY_SUMMARY)
 # A label or fields of a given text (`classifier.n8n`)
 FIXED_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, FIXED_FORM)
+# Entities, a label or a type of the data given, alike (`classifier.marvin`)
+MARVIN_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, MARVIN_FORM)

@@ -35,7 +35,10 @@ framework's reader knows its texts and reads only its own requests:
   `classifier.asks.user_messages`);
 - Letta: its events in user turns (login, heartbeats, a compaction's summary) and its
   compaction's transcript passed over, a user's message it wrapped read inside its JSON
-  (`classifier.letta`).
+  (`classifier.letta`);
+- Marvin: a task read by its instructions out of its frame, an extract, classify or cast
+  task by its data, `say()`'s task passed over for the user's message before it
+  (`classifier.marvin`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -61,6 +64,7 @@ from classifier import (
     haystack,
     instructor,
     letta,
+    marvin,
     mastra,
     openai_agents,
     pydantic_ai,
@@ -112,6 +116,8 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
         task = browser_use.task_ask(message, messages, system)
     if task is sent:
         task = letta.user_words(message, system)
+    if task is sent:
+        task = marvin.task_ask(message, system)
     return task
 
 
@@ -140,4 +146,5 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or vanna.passed_over(messages, index, system)
         or browser_use.passed_over(messages, index, system)
         or letta.passed_over(messages, index, system)
+        or marvin.passed_over(messages, index, system)
     )

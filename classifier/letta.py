@@ -74,6 +74,7 @@ from itertools import islice
 from typing import Any
 
 from classifier.message import System, one_text, per_text
+from classifier.tool_choice import named_function
 from classifier.toolset import tool_name
 
 BASE_OPENING = "<base_instructions>\n"
@@ -149,19 +150,10 @@ def replies_by_tool(system: System, tools: Sequence[Any], tool_choice: object) -
     (`framed` of its system prompt, `system`) with `REPLY_TOOL` among its first `SCAN_TOOLS`
     tools, forcing "required" (or Anthropic's "any") or a call of `REPLY_TOOL` itself. A
     choice naming another tool is not."""
-    if tool_choice not in ("required", "any") and _named(tool_choice) != REPLY_TOOL:
+    if tool_choice not in ("required", "any") and named_function(tool_choice) != REPLY_TOOL:
         return False
     names = (tool_name(tool) for tool in islice(tools, SCAN_TOOLS))
     return framed(system) and REPLY_TOOL in names
-
-
-def _named(tool_choice: object) -> object:
-    """The function a chat `tool_choice` names (`{"type": "function", "function": {"name":
-    ...}}`, or Responses' flat `{"type": "function", "name": ...}`); None for any other."""
-    if not isinstance(tool_choice, dict) or tool_choice.get("type") != "function":
-        return None
-    function = tool_choice.get("function")
-    return function.get("name") if isinstance(function, dict) else tool_choice.get("name")
 
 
 def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:

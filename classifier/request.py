@@ -12,9 +12,10 @@ prompt, jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code, a DS
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
 tool's grader judges an answer, Letta's compaction's summary asks for one fixed form, an n8n
-node's reply is a given form over a given text); Vanna's Agent's ask is for its tools
-(`RequestView.tool_agent`), a Letta agent's forced call is its reply channel
-(`RequestView.reply_channel`);
+node's reply or a Marvin extract, classify or cast task's is a given form over a given text);
+Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
+task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
+tool no tool offered (`classifier.marvin.own_tools`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -34,6 +35,7 @@ from classifier import (
     inspect_ai,
     jupyter_ai,
     letta,
+    marvin,
     n8n,
     openhands,
     promptfoo,
@@ -57,6 +59,7 @@ from classifier.fixed import (
     CONDENSER_READING,
     FIXED_FORM_READING,
     GRADER_READING,
+    MARVIN_FORM_READING,
     MEMORY_SUMMARY_READING,
     TOOL_STEP_READING,
     Fixed,
@@ -100,8 +103,9 @@ class RequestView(NamedTuple):
     # for its tools, unless clearly other work (`classifier.rules.session_intent`). No coding
     # agent's: nothing of it is left out of what is read.
     tool_agent: bool = False
-    # A Letta agent's request forcing a call of its reply tool (`classifier.letta.replies_by_tool`):
-    # the forcing is how it answers, no tool request (`classifier.rules.rule_intent`).
+    # A Letta agent's request forcing a call of its reply tool (`classifier.letta.replies_by_tool`),
+    # or a Marvin task's of its end-turn tool (`classifier.marvin.replies_by_tool`): the forcing
+    # is how it answers, no tool request (`classifier.rules.rule_intent`).
     reply_channel: bool = False
 
 
@@ -161,8 +165,10 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
-    names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
     tool_forced = bool(tools) and forced(tool_choice)
+    reply_channel = tool_forced and _replies_by_tool(system, tools, tool_choice)
+    tools = marvin.own_tools(system, tools)  # its end-turn tool is no tool of the task's
+    names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
     return RequestView(
         latest=latest,
         first=first,
@@ -176,7 +182,16 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
         fixed=_fixed(messages, system),
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
-        reply_channel=tool_forced and letta.replies_by_tool(system, tools, tool_choice),
+        reply_channel=reply_channel,
+    )
+
+
+def _replies_by_tool(system: System, tools: list[Any], tool_choice: object) -> bool:
+    """Whether the call a request forces is its app's reply channel
+    (`RequestView.reply_channel`): a Letta agent's `send_message`, a Marvin task's end-turn
+    tool."""
+    return letta.replies_by_tool(system, tools, tool_choice) or marvin.replies_by_tool(
+        system, tools, tool_choice
     )
 
 
@@ -218,6 +233,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (_grades, GRADER_READING),
     (letta.summary_request, MEMORY_SUMMARY_READING),
     (n8n.fixed_form, FIXED_FORM_READING),
+    (marvin.fixed_form, MARVIN_FORM_READING),
 )
 
 

@@ -2,7 +2,8 @@
 coding agent's session, where only an ask the model clearly reads as other work is not coding.
 
 `tool_choice` forcing a call means a tool call whatever the text says (but in a Letta agent's
-request, where a forced call of `send_message` is how it answers: `classifier.letta`), a smolagents
+request, where a forced call of `send_message` is how it answers: `classifier.letta`, and in a
+Marvin task's, where its end-turn tool is: `classifier.marvin`), a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
 Shell-GPT's code roles', Vanna's SQL prompt's and gpt-engineer's (`classifier.shell_gpt`,
 `classifier.vanna`, `classifier.gpt_engineer`), and a
@@ -13,7 +14,9 @@ actions, and its history compaction, tool calls (`classifier.browser_use`); and 
 tool's grader's request, which judges an answer against criteria, reasoning whatever the
 answer is about (`classifier.promptfoo`, `classifier.inspect_ai`); and Letta's compaction's
 summary request, a summary in a fixed form whatever it summarizes, instruction
-(`classifier.letta`). Tools
+(`classifier.letta`), as are n8n's extractor and classifier nodes and Marvin's extract,
+classify and cast tasks, a given form over a given text (`classifier.n8n`,
+`classifier.marvin`). Tools
 offered with a request that names one (two words of its name, in order, or its whole name in
 "use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
@@ -42,6 +45,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
     FIXED_FORM,
     FORCED_CONFIDENCE,
     GRADER,
+    MARVIN_FORM,
     MEMORY_SUMMARY,
     TOOL_STEP,
 )
@@ -159,7 +163,7 @@ def asks_for_tools(v: RequestView) -> str | None:
 
 def rule_intent(v: RequestView) -> tuple[Intent, str] | None:
     """The intent and the rule that decided it, when a rule is certain."""
-    if v.tool_forced and not v.reply_channel:  # Letta's answer by a call is no tool request
+    if v.tool_forced and not v.reply_channel:  # Letta's, Marvin's answer by a call: no tool request
         return Intent("tool_calling", FORCED_CONFIDENCE, "rule"), "tool_choice forces a call"
     if v.fixed is not None:  # the app's reading, whatever the ask (`classifier.fixed`)
         return Intent(v.fixed.label, v.fixed.confidence, "rule"), v.fixed.reason

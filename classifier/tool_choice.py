@@ -22,6 +22,17 @@ def forced(tool_choice: object) -> bool:
     return kind in ("function", "tool", "any", "custom")
 
 
+def named_function(tool_choice: object) -> object:
+    """The function a chat `tool_choice` names (`{"type": "function", "function": {"name":
+    ...}}`, or Responses' flat `{"type": "function", "name": ...}`); None for any other: what
+    an app's reply channel is told by when its request forces a call of one tool
+    (`classifier.letta`, `classifier.marvin`)."""
+    if not isinstance(tool_choice, dict) or tool_choice.get("type") != "function":
+        return None
+    function = tool_choice.get("function")
+    return function.get("name") if isinstance(function, dict) else tool_choice.get("name")
+
+
 def legacy_tools(
     body: dict[str, Any], tools: list[Any], tool_choice: object
 ) -> tuple[list[Any], object]:

@@ -19,6 +19,7 @@ from classifier import (
     dspy,
     haystack,
     letta,
+    marvin,
     semantic_kernel,
     smolagents,
 )
@@ -127,7 +128,13 @@ def conversation_key(
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory.
     A Letta agent's system prompt is its memory, which its tools edit within a conversation,
     and a compaction changes its first ask: its requests are keyed by the agent's and the
-    conversation's ids its prompt names instead (`_marked_key`)."""
+    conversation's ids its prompt names instead (`_marked_key`). A Marvin thread's first ask
+    is hashed as sent (`classifier.marvin`): a task's frame holds its id, new for each task,
+    and a thread's first task opens every later request of the thread, so two threads of
+    `marvin.run` that open with the same words are two conversations; keyed by the
+    instructions the classifier reads, they were one (`say()`'s threads open with the user's
+    message, no task: two that open alike are one, as two chats of one app that open alike
+    are; Marvin sends no thread id, and `prompt_cache_key` names one)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session, tab = session_id(body, headers)
@@ -161,7 +168,8 @@ def conversation_key(
             break
     first = first_ask(messages) or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
-        _hash_part(digest, str(_users_words(first, messages))[:KEY_CHARS])
+        words = _users_words(first, messages, as_sent=marvin.framed(system))
+        _hash_part(digest, str(words)[:KEY_CHARS])
     return digest.hexdigest()
 
 
@@ -259,14 +267,15 @@ def clockless(system: str) -> str:
     return "".join(parts)
 
 
-def _users_words(message: dict[str, Any], messages: list[Any]) -> object:
+def _users_words(message: dict[str, Any], messages: list[Any], *, as_sent: bool = False) -> object:
     """The content of the user message `message` of `messages` as its user wrote it, which
     the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
     (`classifier.asks.ask_content`: without Aider's ask or context mode's reminder, the
-    ask inside crush's title text), without the reminder of Aider's edit format after it
+    ask inside crush's title text), or its content as sent (`as_sent`: a Marvin task's,
+    its id with it, for the key), without the reminder of Aider's edit format after it
     (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank
     line's break, the ask mode's empty reminder a blank line)."""
-    content = ask_content(message, messages)
+    content = message.get("content") if as_sent else ask_content(message, messages)
     return without_reminder(content).rstrip() if isinstance(content, str) else content
 
 
