@@ -7,8 +7,9 @@ from typing import Any
 
 from classifier.audit import Agreement
 from classifier.evaluation import Report
+from classifier.report_apps import APPS_NOTE
 from classifier.report_how import HOW
-from classifier.report_text import APPS_NOTE, READERS_NOTE, VARIANTS_NOTE
+from classifier.report_text import READERS_NOTE, VARIANTS_NOTE
 
 
 def _readers(readers: Sequence[tuple[str, Agreement]]) -> str:

@@ -1,0 +1,58 @@
+"""The apps whose requests the classifier reads apart, one paragraph each: the part of the
+evaluation report (docs/classifier.md) that continues "How it decides"
+(`classifier.report_how.HOW`, near 400 lines). Apart from `classifier.report_text` (what was
+tried, the readers' audit) to keep each file under 400 lines. The doc is generated: a
+sentence added to docs/classifier.md by hand and not here is lost at the next retrain, and
+`tests/classifier/test_classifier_doc.py` fails."""
+
+APPS_NOTE = """\
+### Letta's requests
+
+Of the Letta server's requests (`classifier/letta.py`, 0.16.8), an agent's step is told by
+its system prompt: one of Letta's templates, opening `<base_instructions>`, then its memory,
+ending with the memory metadata (`<memory_metadata>`, its `AGENT_ID` and `CONVERSATION_ID`
+lines). Its MemGPT agents (`memgpt_agent`, `memgpt_v2_agent`) answer by calling
+`send_message`, with `tool_choice: "required"` on every request: there, with `send_message`
+offered, a forced choice ("required", or one naming `send_message`) is its reply channel, no
+tool request, and the step is read as its default agent's (`tool_choice: "auto"`): the ask,
+by the model with the offered tools' prior, unless it asks for a tool (item 1's phrases and
+names). Read by the forcing, a poem (prose 0.968 by the model) and a math question went to
+the local model as tool_calling. A choice naming another tool is a tool call. Its own texts
+in user turns, JSON objects (the login event, its heartbeats "[This is an automated system
+message hidden from the user] Continuing: ...", a compaction's summary as a `system_alert`),
+are passed over for the user's ask before them; a user's message it wraps (`{"type":
+"user_message", "message": ...}`) is read inside. Its compaction's summary request (its
+summary prompt, "Your task is to create a detailed summary of the conversation so far, ..."
+or the sliding window's, its acknowledgement, the transcript between `<start_transcript>` and
+"<end_transcript>\\n. Generate the summary.") gives instruction (0.9), rule-decided: a
+Letta agent's chat has no one kind of work, and the summary asks for one fixed form
+(sections, a word limit), instruction by the labelling conventions; read by its transcript,
+a coding chat's went local and a poem's to the cloud. The conversation key hashes the
+agent's and the conversation's ids, marked as Letta's, not its system prompt, whose memory
+blocks its tools edit (one agent's conversation split in two at an edit). Only under Letta's
+opening and metadata: a forced call elsewhere is tool_calling, a heartbeat typed into
+another chat is read as written.
+
+### Marvin's requests
+
+Of Marvin's requests (`classifier/marvin.py`, 3.2.7 on pydantic-ai 1.94.0), a task's turn is
+told by its system prompt, "<system>\\n    Complete tasks to the best of your ability by using
+the appropriate tool. Follow all instructions carefully." and its agent's block, to
+`</system>`. Every turn forces a call (`tool_choice: "required"`) with its task's end-turn tool
+offered (`MarkTaskSuccessful_<task id>`, "Ends the current turn.. Mark a task successful and
+provide a result."): there that call is its reply channel, as Letta's `send_message` is, and
+that tool is no tool offered (the tools' prior would have doubled tool_calling on every ask);
+a tool the user gave the agent is, and an ask for it is tool use (item 1). Read by the
+forcing, every request was tool_calling and local, an integral (math 0.998 asked alone) too.
+The task, a user message in Marvin's frame (`<task>`, `<id>`, `<instructions>`, `<context>`,
+`<result-type>`), is read by its instructions, out of the frame: `<task>` is Cline's wrapper
+too, and read whole a haiku's task was an agent's session, coding 0.89. `say()`'s task
+("Respond to the user") is passed over for the user's message before it. Its `extract`,
+`classify` and `cast` tasks (its fixed instructions, "You are an expert entity extractor ...",
+"... classifier ...", "... data converter ...", the data in `<context>`) give instruction
+(0.97), rule-decided: a given form of given data, as the labelling policy names extraction,
+classification and reformatting; the data is read as the ask. The conversation key hashes a
+thread's first task as sent, its id with it, so two threads of `marvin.run` opening alike
+are two. Only under Marvin's system prompt: a forced call elsewhere is tool_calling, a
+`<task>` elsewhere Cline's.
+"""
