@@ -225,6 +225,7 @@ class Gateway:
             conversation=conversation,
             auto_routed=target.mode == "auto",
             private=demand.private,
+            vllm_field=demand.vllm_field,
             # read from the view already made (store_text only): the latest user message
             prompt_text=prompt_text(view) if self.config.ledger.store_text else None,
         )

@@ -122,6 +122,8 @@ class Plan:
     retry_in_s: float | None = None
     prompt_tokens: int = 0  # `Demand.prompt_tokens`: a refusal of length says it
     vllm_field: str | None = None  # `Demand.vllm_field`: a refusal names it
+    # Of the backends skipped for it, the local ones (through litellm): a refusal says why
+    vllm_litellm: tuple[str, ...] = ()
 
     @property
     def backends(self) -> tuple[str, ...]:
@@ -235,7 +237,12 @@ def plan(
         _retry_after(skipped, states),
         demand.prompt_tokens,
         demand.vllm_field,
+        tuple(s.backend for s in skipped if s.reason == "vllm_fields" and _local(s, config)),
     )
+
+
+def _local(step: Step, config: Config) -> bool:
+    return config.backend(step.backend).tier == "local"
 
 
 def _pinned(target: Target, demand: Demand) -> Demand:

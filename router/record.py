@@ -67,6 +67,7 @@ ErrorKind = Literal[
 ShadowDropReason = Literal[
     "queue_full",
     "private",
+    "vllm_fields",
     "not_allowed",
     "error",
     "timeout",
@@ -148,6 +149,9 @@ class Record:
     auto_routed: bool = False  # the router chose the backend: only then a conversation sticks
     detour: bool = False  # served only after a preferred backend's passing trouble: no sticking
     private: bool = False
+    # vLLM's own output constraint the request carried (`router.vllm_fields`): a shadow
+    # replays it only where it is honoured
+    vllm_field: str | None = None
     prompt_text: str | None = None  # only when config.ledger.store_text is on
     completion_text: str | None = None
 

@@ -123,31 +123,51 @@ def nothing_tried(plan: Plan, api: Api, limit: tuple[str, int] | None) -> Router
             f"{advice}",
             param=param,
         )
-    advice, param = _elsewhere(plan, "with a local backend")
-    if "private" in reasons or not plan.vllm_field:
+    if not plan.vllm_field or vllm_fields.SKIP not in reasons:
+        advice, param = _elsewhere(plan, "with a local backend")
         return BadRequest(
             f"{target!r} has no local backend, and a private request may use the local tier "
             f"only ({listed}); {advice}",
             param=param,
         )
+    # A backend skipped for the field was there to serve but for it: the field left nothing
+    # (told "no local backend, private" of `prose: [cloud, ollama]`, ollama local, a private
+    # client looked for a privacy fault; found in review)
+    advice, param = _elsewhere(plan, "with a local backend not called through litellm")
     return BadRequest(
         f"{target!r} has no backend that honours {vllm_fields.named(plan.vllm_field)} "
-        f"({listed}): {vllm_fields.why(plan.vllm_field)}; {advice}, or leave it out (a JSON "
-        "schema as response_format json_schema, which every backend honours)",
+        f"({listed}): {_field_why(plan)}; {advice}, or leave it out (a JSON schema as "
+        "response_format json_schema, which every backend honours)",
         param=param,
     )
 
 
+def _field_why(plan: Plan, home: str | None = None) -> str:
+    """`vllm_fields.why` for the backends the plan skipped for vLLM's field (or `home`
+    alone): a cloud one, a local one through litellm, or both."""
+    skipped = [s.backend for s in plan.skipped if s.reason == vllm_fields.SKIP]
+    passed = [home] if home else skipped
+    litellm = [b for b in passed if b in plan.vllm_litellm]
+    field = plan.vllm_field or vllm_fields.FIELD
+    return vllm_fields.why(field, cloud=len(litellm) < len(passed), litellm=bool(litellm))
+
+
+_HONOURED = "is honoured only by a local backend not through litellm"
+
+
 def _local_words(plan: Plan, reasons: set[str]) -> tuple[str, str]:
     """The words of a refusal saying no local backend could serve (`local `, and why only
-    the local tier may): privacy, or vLLM's own field (`router.vllm_fields`), kept the cloud
-    out."""
-    if "private" in reasons:
-        return "local ", " (a private request may use the local tier only)"
-    if vllm_fields.SKIP in reasons and plan.vllm_field:
-        field = vllm_fields.named(plan.vllm_field)
-        return "local ", f" ({field}, vLLM's own, is honoured on the local tier only)"
-    return "", ""
+    the local tier may): privacy, vLLM's own field (`router.vllm_fields`), or both, kept the
+    others out. Privacy's words alone, when the field had skipped a backend too, hid it."""
+    why = [
+        *(["a private request may use the local tier only"] if "private" in reasons else []),
+        *(
+            [f"{vllm_fields.named(plan.vllm_field)}, vLLM's own, {_HONOURED}"]
+            if vllm_fields.SKIP in reasons and plan.vllm_field
+            else []
+        ),
+    ]
+    return ("local ", f" ({'; '.join(why)})") if why else ("", "")
 
 
 def _sizes(plan: Plan, limit: tuple[str, int] | None) -> Counts:
@@ -265,7 +285,7 @@ def passed_over(plan: Plan) -> str:
     passed = [repr(s.backend) for s in plan.skipped if s.reason == vllm_fields.SKIP]
     if not passed or not plan.vllm_field:
         return ""
-    return f"; {', '.join(passed)} not tried: {vllm_fields.why(plan.vllm_field)}"
+    return f"; {', '.join(passed)} not tried: {_field_why(plan)}"
 
 
 def _stored_elsewhere(plan: Plan, reason: str | None) -> RouterError:
@@ -278,7 +298,7 @@ def _stored_elsewhere(plan: Plan, reason: str | None) -> RouterError:
     if reason == "private":
         why = f"{home!r}, a cloud backend, and a private request may use the local tier only"
     elif reason == vllm_fields.SKIP and plan.vllm_field:
-        why = f"{home!r}, and {vllm_fields.why(plan.vllm_field)}"
+        why = f"{home!r}, and {_field_why(plan, home)}"
     else:
         why = f"{home!r}, which {plan.target.name!r} does not use"
     if plan.server_state == "conversation":

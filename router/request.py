@@ -12,6 +12,7 @@ from typing import Any
 
 import orjson
 
+from router import vllm_fields
 from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.field_refusals import (
@@ -109,6 +110,10 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     options = body.get("stream_options")
     if options is not None and not isinstance(options, dict):
         raise wrong_type(options, "stream_options", "an object")
+    constraint = body.get(vllm_fields.FIELD)
+    if api != "messages" and constraint is not None and not isinstance(constraint, dict):
+        # the plan routes by it; vLLM 0.32 calls `.get` on it, its 500 a 502 here
+        raise wrong_type(constraint, vllm_fields.FIELD, "an object")
     if api == "chat":
         _validate_messages(body.get("messages"))
     elif api == "completions":
@@ -215,6 +220,8 @@ def _validate_anthropic(body: dict[str, Any]) -> None:
     _validate_anthropic_shapes(body)
     if body.get("max_tokens") is None:
         raise missing("max_tokens")
+    if body.get(vllm_fields.FIELD) is not None:  # dropped by translation, the text free
+        raise BadRequest(vllm_fields.NOT_ON_MESSAGES, param=vllm_fields.FIELD)
 
 
 def _validate_anthropic_shapes(body: dict[str, Any]) -> None:

@@ -8,20 +8,21 @@ among the requests that succeed the picked share is still the rate. After the li
 finished, `decide` takes a picked one that succeeded to a target, or says why not.
 A reload that sets its rate to 0 meanwhile (to stop mirroring, for privacy or cost) stops
 it (`turned_off`): at `decide`, and again as a queued job's replay starts (`held_back`).
-Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and
-a private request never leaves the local tier (`refused`), asked at `decide` and again as
-a queued job starts: a reload that turns cloud targets off, or moves a target to the cloud
-tier, stops the jobs already queued for it too. So does one that aims the request's shadow
-at another backend (`shadow.targets`, or a new default target): a queued job starts only
-where the running config would send a new sample (`held_back`), else it is dropped as
-`target_changed`, as one whose target was removed is (`no_target`), never re-sent to the
-new target: a reload that moves a target off a backend (too slow, or needed for live
+Privacy first: shadows go toward the local tier unless `shadow.allow_cloud_targets`, and a
+private request never leaves the local tier (`refused`), nor goes one carrying vLLM's own
+output constraint to a backend that would not honour it (`vllm_fields`), asked at `decide`
+and again as a queued job starts: a reload that turns cloud targets off, or moves a target
+to the cloud tier, stops the jobs already queued for it too. So does one that aims the
+request's shadow at another backend (`shadow.targets`, or a new default target): a queued
+job starts only where the running config would send a new sample (`held_back`), else it is
+dropped as `target_changed`, as one whose target was removed is (`no_target`), never re-sent
+to the new target: a reload that moves a target off a backend (too slow, or needed for live
 traffic) stops its replays at once. A saturated (or open-circuit, or overloaded and waiting
 out its 503's `Retry-After`) target is skipped, and so is one waiting out a 429's
-`Retry-After` (`rate_limited`): every skip is a counted drop
-reason. The shadow asks every target in chat, so a target must speak chat itself
-(`pairing.native`): a backend that only speaks Responses or Messages got POST
-/chat/completions on every replay. `router.shadow` queues and replays what this samples.
+`Retry-After` (`rate_limited`): every skip is a counted drop reason. The shadow asks every
+target in chat, so a target must speak chat itself (`pairing.native`): a backend that only
+speaks Responses or Messages got POST /chat/completions on every replay. `router.shadow`
+queues and replays what this samples.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from router.backend_state import BackendState
 from router.config import Config
 from router.record import Record, ShadowDropReason
 from router.translate.pairing import native
+from router.vllm_fields import honours
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,8 +89,11 @@ def choose(record: Record, config: Config) -> Decision:
 def refused(record: Record, target: str, config: Config) -> ShadowDropReason | None:
     """Why `config` forbids replaying `record` on `target`, or None: the target is gone or is
     the live backend (`no_target`), privacy (`private`, `not_allowed`: only the local tier
-    unless `shadow.allow_cloud_targets`, and a private request never leaves it), or it does
-    not speak chat (`api_unsupported`). The one rule, asked as a request is offered
+    unless `shadow.allow_cloud_targets`, and a private request never leaves it), vLLM's own
+    output constraint the target would not honour (`vllm_fields`: a cloud refused it with a
+    400 and still billed the call, or answered unconstrained, and the comparison weighed a
+    constrained answer against a free one; found in review), or it does not speak chat
+    (`api_unsupported`). The one rule, asked as a request is offered
     (`choose`) and again as its queued job starts (`held_back`), under the running config:
     a reload meanwhile may have turned cloud targets off or moved the target to the cloud."""
     if target == record.backend or target not in config.backend_names:
@@ -96,6 +101,8 @@ def refused(record: Record, target: str, config: Config) -> ShadowDropReason | N
     settings = config.backend(target)
     if settings.tier != "local" and record.private:
         return "private"
+    if record.vllm_field and not honours(settings):  # answered unconstrained, or refused
+        return "vllm_fields"
     if settings.tier != "local" and not config.shadow.allow_cloud_targets:
         return "not_allowed"
     if not native("chat", settings):  # `config check` refuses such a configured target

@@ -35,6 +35,17 @@ _APIS: frozenset[Api] = frozenset({"chat", "completions", "responses"})
 _FORMAT_APIS: frozenset[Api] = frozenset({"chat", "completions"})
 
 
+# A Messages request has no such field (Anthropic refuses it as an extra input), and its
+# translation to chat drops what Messages has not: sent to `/v1/messages`, even on `local`,
+# it was answered unconstrained without a word (found in review)
+NOT_ON_MESSAGES = (
+    f"{FIELD}: the Messages API has no such field (Anthropic refuses it as an extra input); "
+    "it is vLLM's own output constraint, taken by vLLM's chat, completions and Responses "
+    "requests: send it in one of those, to a model with a local backend not through "
+    "litellm, or leave it out"
+)
+
+
 def vllm_field(api: Api, body: Mapping[str, Any]) -> str | None:
     """The field of `body` that holds an output constraint of vLLM's own, if any:
     `structured_outputs` (null is vLLM's "none"), or `response_format` when its type is
@@ -59,9 +70,19 @@ def named(field: str) -> str:
     return f"{field} of type structural_tag" if field == "response_format" else field
 
 
-def why(field: str) -> str:
-    """Why a backend was passed over for `field`, in words a client's error can carry."""
+_CLOUD = "a cloud backend refuses it or answers unconstrained"
+
+
+def why(field: str, *, cloud: bool = True, litellm: bool = False) -> str:
+    """Why a backend was passed over for `field`, in words a client's error can carry: for
+    a cloud backend (`cloud`), a local one through litellm (`litellm`), or both. Told "a
+    cloud backend refuses it" of `model: ollama`, a local backend, a client read a router
+    that mistook its tier (found in review)."""
+    whose = [
+        *([_CLOUD] if cloud else []),
+        *(["litellm drops it, and the local server answers unconstrained"] if litellm else []),
+    ]
     return (
         f"{named(field)} is vLLM's own output constraint, which only a local backend (not "
-        "through litellm) honours: a cloud backend refuses it or answers unconstrained"
+        f"through litellm) honours: {', and '.join(whose or [_CLOUD])}"
     )

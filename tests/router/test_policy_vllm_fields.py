@@ -5,6 +5,8 @@ made by hand, no server (the live router: test_vllm_fields.py)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from classifier.intent import INTENTS, Intent
 from router.config import parse
 from router.errors import BadRequest, BadRequestTooLong
@@ -67,5 +69,12 @@ def test_a_prompt_too_long_for_the_local_window_says_why_the_cloud_was_out() -> 
     assert isinstance(error, BadRequestTooLong)
     assert (
         "every local backend that could serve it (response_format of type structural_tag, "
-        "vLLM's own, is honoured on the local tier only)"
+        "vLLM's own, is honoured only by a local backend not through litellm)"
     ) in error.message
+    private = nothing_tried(
+        plan(MATH, AUTO, replace(demand, private=True), states, CFG), "chat", None
+    )
+    assert (  # privacy kept the cloud out, the field ollama: both said (privacy's alone hid it)
+        "(a private request may use the local tier only; response_format of type "
+        "structural_tag, vLLM's own, is honoured only by a local backend not through litellm)"
+    ) in private.message
