@@ -57,7 +57,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 from classifier.clip import HEAD_BYTES, TAIL_BYTES
-from classifier.message import System, one_text, per_text
+from classifier.message import System, opening_text, per_text
 from classifier.tool_choice import named_function
 
 # `system.jinja` with an agent's `agent.jinja` (indented four spaces) inside
@@ -144,9 +144,10 @@ def _marvins(text: str) -> bool:
 
 
 def task_of(message: object) -> Task | None:
-    """The Marvin task the user message `message` holds as its one text (`TASK`, up to its
-    instructions' end line, and `TASK_END` ending it); None for any other message."""
-    text = one_text(message)
+    """The Marvin task the user message `message` opens with (`TASK`, up to its
+    instructions' end line, and `TASK_END` ending it): its content, or its first part, the
+    task's attachments (images, files) after it; None for any other message."""
+    text = opening_text(message)
     return None if text is None else _task_in(text)
 
 
@@ -266,8 +267,11 @@ def _reply_tool(tool: object) -> bool:
 
 
 def _may_be_task(content: object) -> bool:
-    """Whether a message's content may be a Marvin task (`TASK`): one text that opens
-    "<task>", a string or a part (a cheap look before `task_of` reads it whole)."""
-    if isinstance(content, list) and len(content) == 1 and isinstance(content[0], dict):
-        content = content[0].get("text")
+    """Whether a message's content may be a Marvin task (`TASK`): a text that opens
+    "<task>", a string or its first part (a cheap look before `task_of` reads it whole).
+    `Task.get_prompt` sends the rendered task and then its attachments: read by one text
+    part alone, `marvin.run(["Describe this", ImageUrl(...)])` was Cline's `<task>`, coding
+    0.914 (found in review)."""
+    if isinstance(content, list) and content and isinstance(content[0], dict):
+        content = content[0].get("text") if content[0].get("type") == "text" else None
     return isinstance(content, str) and content.startswith("<task>\n")

@@ -118,6 +118,23 @@ def test_a_tasks_forced_reply_is_read_by_its_instructions(name: str) -> None:
     assert explain(body)["rule"] is None
 
 
+def test_a_task_with_an_attachment_is_read_by_its_instructions() -> None:
+    """`marvin.run(["Write...", ImageUrl(...)])`: `Task.get_prompt` sends the rendered task,
+    then its attachments, one part each. Read as one text part only, the task was Cline's
+    `<task>` (coding 0.914, an agent's text cut, found in review); its first part, now."""
+    body = captured("run-poem.json")
+    image = {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}}
+    body["messages"][-1]["content"].append(image)
+    seen = view(body)
+    assert (seen.latest, seen.harness_cut, seen.reply_channel) == (
+        RUNS["run-poem.json"][0],
+        False,
+        True,
+    )
+    intent = classify(body)
+    assert (intent.label, intent.source) == ("prose", "model")
+
+
 def test_the_math_task_reads_as_the_math_ask_alone() -> None:
     assert classify(captured("run-math.json")).label == classify(alone(MATH)).label == "math"
 
