@@ -110,6 +110,24 @@ FIXED_TASKS = {
 # pydantic-ai 1.94.0 offers it: Marvin's description of its output tool, then the class's
 REPLY_NAME = re.compile(r"MarkTaskSuccessful_[\w-]{1,64}")
 REPLY_DESCRIPTION = "Ends the current turn.. Mark a task successful and provide a result."
+# Each of Marvin's end-turn tools (`Task.get_end_turn_tools`) by its exact name and
+# description: a task's failure, skip and plan tools as each alone is offered, and the one
+# tool offered for several (`EndTurn`: `allow_fail`, `allow_skip` or `plan` set, its
+# `MarkTaskSuccessful_<id>` not offered). Read as the user's, one of them made "Thanks,
+# what's the time complexity?" tool_calling 0.61, not reasoning 0.54 (found in review).
+END_TURN_TOOLS = (
+    (REPLY_NAME, REPLY_DESCRIPTION),
+    (
+        re.compile(r"MarkTaskFailed_[\w-]{1,64}"),
+        "Ends the current turn.. Mark a task failed and provide a message.",
+    ),
+    (re.compile(r"MarkTaskSkipped_[\w-]{1,64}"), "Ends the current turn.. Mark a task skipped."),
+    (
+        re.compile(r"plan_subtasks_[\w-]{1,64}"),
+        "Ends the current turn.. _PlanSubtasks(*, instructions: str)",
+    ),
+    (re.compile(r"EndTurn"), "Ends the current turn."),
+)
 SCAN_TOOLS = 64  # of a request's tools, read for its end-turn tool
 # How far back the latest user message is looked for (by role alone), for `fixed_form`: a
 # task's tool loop adds two messages a round
@@ -237,19 +255,19 @@ def _fixed_data(task: Task) -> str | None:
 
 def replies_by_tool(system: System, tools: Sequence[Any], tool_choice: object) -> bool:
     """Whether a forced `tool_choice` is Marvin's reply channel: Marvin's request (`framed`
-    of its system prompt, `system`) with its end-turn tool (`_reply_tool`) among its first
-    `SCAN_TOOLS` tools, forcing "required" (or Anthropic's "any") or a call of that tool
-    itself. A choice naming another tool is not."""
+    of its system prompt, `system`) with an end-turn tool of its (`_reply_tool`) among its
+    first `SCAN_TOOLS` tools, forcing "required" (or Anthropic's "any") or a call of an
+    end-turn tool itself. A choice naming another tool is not."""
     named = named_function(tool_choice)
     if tool_choice not in ("required", "any") and not (
-        isinstance(named, str) and REPLY_NAME.fullmatch(named)
+        isinstance(named, str) and any(pattern.fullmatch(named) for pattern, _ in END_TURN_TOOLS)
     ):
         return False
     return framed(system) and any(map(_reply_tool, islice(tools, SCAN_TOOLS)))
 
 
 def own_tools(system: System, tools: list[Any]) -> list[Any]:
-    """The tools a request offers for its task: `tools` without Marvin's end-turn tool
+    """The tools a request offers for its task: `tools` without Marvin's end-turn tools
     among their first `SCAN_TOOLS` in its requests (`framed` of `system`), its reply channel
     and no tool; all of them elsewhere (the very list)."""
     if not tools or not framed(system) or not any(map(_reply_tool, islice(tools, SCAN_TOOLS))):
@@ -258,12 +276,15 @@ def own_tools(system: System, tools: list[Any]) -> list[Any]:
 
 
 def _reply_tool(tool: object) -> bool:
-    """Whether a chat tool is Marvin's end-turn tool (`REPLY_NAME`, `REPLY_DESCRIPTION`)."""
+    """Whether a chat tool is one of Marvin's end-turn tools (`END_TURN_TOOLS`)."""
     function = tool.get("function") if isinstance(tool, dict) else None
-    if not isinstance(function, dict) or function.get("description") != REPLY_DESCRIPTION:
+    if not isinstance(function, dict):
         return False
-    name = function.get("name")
-    return isinstance(name, str) and REPLY_NAME.fullmatch(name) is not None
+    name, description = function.get("name"), function.get("description")
+    return isinstance(name, str) and any(
+        description == described and pattern.fullmatch(name) is not None
+        for pattern, described in END_TURN_TOOLS
+    )
 
 
 def _may_be_task(content: object) -> bool:

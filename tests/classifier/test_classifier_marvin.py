@@ -238,6 +238,42 @@ def test_a_choice_naming_the_users_tool_is_a_tool_call() -> None:
     assert explain(body)["rule"] == "tool_choice forces a call"
 
 
+@pytest.mark.parametrize(
+    ("name", "description"),
+    [
+        ("MarkTaskFailed_", "Ends the current turn.. Mark a task failed and provide a message."),
+        ("MarkTaskSkipped_", "Ends the current turn.. Mark a task skipped."),
+        ("plan_subtasks_", "Ends the current turn.. _PlanSubtasks(*, instructions: str)"),
+    ],
+)
+def test_marvins_other_end_turn_tools_are_no_tools_of_the_users(
+    name: str, description: str
+) -> None:
+    """A task's failure, skip or plan tool (as Marvin names and describes each,
+    `tests/fixtures/marvin-3.2.7.md`) beside its end-turn tool is Marvin's: "Thanks, what's
+    the time complexity?" reads as it does with its end-turn tool alone (tool_calling 0.61,
+    not reasoning 0.54, read as the user's, found in review)."""
+    body = captured("say-third.json")
+    tool = copy.deepcopy(body["tools"][-1])
+    tool["function"].update(name=name + "27def9db", description=description)
+    with_tool = copy.deepcopy(body)
+    with_tool["tools"].append(tool)
+    assert classify(with_tool) == classify(body)
+    assert (view(with_tool).has_tools, view(with_tool).reply_channel) == (False, True)
+
+
+def test_a_task_of_several_end_turn_tools_is_read_by_its_instructions() -> None:
+    """`Task(..., allow_fail=True)` (or `allow_skip`, `plan`): Marvin offers one `EndTurn`
+    tool ("Ends the current turn.") for them all, forced: its reply channel, the poem is
+    prose (tool_calling 0.97 by the forcing, before)."""
+    body = captured("run-allow-fail.json")
+    assert [tool["function"]["name"] for tool in body["tools"]] == ["EndTurn"]
+    seen = view(body)
+    assert (seen.latest, seen.reply_channel, seen.has_tools) == ("Write a poem", True, False)
+    intent = classify(body)
+    assert (intent.label, intent.source) == ("prose", "model")
+
+
 def test_an_end_turn_tool_described_otherwise_is_a_tool() -> None:
     """Only Marvin's end-turn tool, named and described as Marvin does, is its reply
     channel."""
