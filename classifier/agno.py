@@ -28,7 +28,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.harness import has_words
-from classifier.message import one_text
+from classifier.message import System, one_text
 
 # What `get_user_message` appends: the references' opening and closing (each document list
 # ends with a line break), the dependencies' (their JSON alike)
@@ -59,16 +59,18 @@ def user_words(message: object) -> object:
     return content if words == content or not has_words(words) else words
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is the ask of Agno's session summary: its
-    sentence, the only message after the summary prompt."""
+    sentence, the only message after the summary prompt (`system`, the system prompt of
+    `messages`)."""
     if index != 1 or len(messages) != 2 or one_text(messages[1]) != SUMMARY_ASK:
         return False
-    first = messages[0]
-    system = one_text(first) if isinstance(first, dict) else None
-    if system is None or first.get("role") not in ("system", "developer"):
-        return False
-    return system.startswith(SUMMARY_SYSTEM) and system.find(CONVERSATION, 0, WITHIN) >= 0
+    prompt = system.prompt
+    return (
+        prompt is not None
+        and prompt.startswith(SUMMARY_SYSTEM)
+        and prompt.find(CONVERSATION, 0, WITHIN) >= 0
+    )
 
 
 def _cut(text: str, opening: str, closing: str) -> str:

@@ -129,7 +129,7 @@ def _asks(message: object, aiders: bool) -> bool:
 
 
 def role_of(message: object) -> str:
-    """A message's role; "" for anything else (`classifier.request` reads the system's)."""
+    """A message's role; "" for anything else."""
     if isinstance(message, dict):
         role = message.get("role")
         return role if isinstance(role, str) else ""

@@ -99,13 +99,13 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
     if task is sent:
-        task = smolagents.task_ask(message, messages)
+        task = smolagents.task_ask(message, messages, system)
     if task is sent:
         task = dspy.task_ask(message, system)
     if task is sent:
         task = agno.user_words(message)
     if task is sent:
-        task = mastra.guard_ask(message, messages)
+        task = mastra.guard_ask(message, messages, system)
     if task is sent:
         task = semantic_kernel.task_ask(message, messages)
     if task is sent:
@@ -137,9 +137,9 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or pydantic_ai.passed_over(messages, index)
         or (own.instructor and instructor.passed_over(messages, index))
         or (own.strands and strands.passed_over(messages, index))
-        or smolagents.passed_over(messages, index)
+        or smolagents.passed_over(messages, index, system)
         or dspy.passed_over(messages, index, system)
-        or agno.passed_over(messages, index)
+        or agno.passed_over(messages, index, system)
         or semantic_kernel.passed_over(messages, index)
         or adk.passed_over(messages, index, system)
         or terminal_assistant.passed_over(messages, index, system)

@@ -34,7 +34,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import System, one_text
 
 # How each of the working-memory message's variants opens, and the tags around its data
 WORKING_MEMORY = "WORKING_MEMORY_SYSTEM_INSTRUCTION"
@@ -103,20 +103,19 @@ def without_working_memory(system: str) -> str:
     return system[: start + len(DATA_OPENING)] + system[stop:]
 
 
-def guard_ask(message: object, messages: Sequence[Any]) -> object:
+def guard_ask(message: object, messages: Sequence[Any], system: System) -> object:
     """The content of `message`, the text a Mastra guard processor checks when `messages`
-    are its request (its instructions, then `message`, the one user message, its fixed
-    prompt around the text); any other content as it is (the same object)."""
+    are its request (its instructions, `system`, then `message`, the one user message, its
+    fixed prompt around the text); any other content as it is (the same object)."""
     content = message.get("content") if isinstance(message, dict) else None
     if len(messages) != 2 or message is not messages[1]:
         return content
-    first = messages[0]
-    system = one_text(first) if isinstance(first, dict) else None
+    instructions_sent = system.prompt
     text = one_text(message)
-    if system is None or text is None or first.get("role") not in ("system", "developer"):
+    if instructions_sent is None or text is None:
         return content
     for instructions, opening, closing in GUARDS:
-        if not system.startswith(instructions):
+        if not instructions_sent.startswith(instructions):
             continue
         head = opening.match(text)
         tail = closing.search(text, max(head.end(), len(text) - TAIL_CHARS)) if head else None

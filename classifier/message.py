@@ -102,6 +102,10 @@ class System(NamedTuple):
     # the repository's context, Claude Code's blocks kept apart through a gateway), where
     # `prompt` is only one text.
     opening: str | None = None
+    # Its content as sent (None for no system prompt): what the classifier's view reads of
+    # it whole, every text part (`classifier.request.RequestView.system`), which read the
+    # request's first message and its role apart (found in review).
+    content: object = None
 
 
 # A request that opens with no system prompt
@@ -117,7 +121,7 @@ def read_system(messages: Sequence[Any]) -> System:
     first = messages[0] if messages else None
     if not isinstance(first, dict) or first.get("role") not in ("system", "developer"):
         return NO_SYSTEM
-    return System(one_text(first), opening_text(first))
+    return System(one_text(first), opening_text(first), first.get("content"))
 
 
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:

@@ -49,7 +49,6 @@ from classifier.asks import (
     content_text,
     read_ask,
     read_in_part,
-    role_of,
     user_messages,
 )
 from classifier.fixed import (
@@ -154,12 +153,8 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     if asks.first is not asks.latest:
         first, first_cut = read_ask(asks.first, messages, system, asks.aiders)
     system_text = body.get("system") if isinstance(body.get("system"), str) else ""
-    if (
-        messages
-        and role_of(messages[0]) in ("system", "developer")
-        and isinstance(messages[0], dict)
-    ):
-        system_text = content_text(messages[0].get("content"))
+    if system.content is not None:  # a system or developer message opens them
+        system_text = content_text(system.content)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")
@@ -200,7 +195,7 @@ def _answers_in_code(messages: list[Any], system: System) -> bool:
     smolagents CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai
     code cell's, gpt-engineer's."""
     return (
-        smolagents.answers_in_code(messages)
+        smolagents.answers_in_code(messages, system)
         or shell_gpt.answers_in_code(system)
         or vanna.asks_for_sql(system)
         or jupyter_ai.answers_in_code(messages)

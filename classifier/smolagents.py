@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import System, one_text
 
 # The system prompts' openings: a CodeAgent's (and its structured-output variant's), a
 # ToolCallingAgent's
@@ -124,25 +124,27 @@ OWN = (
 )
 
 
-def framed(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are one of smolagents' requests: the first opens with one of its
-    system prompts, or is its initial plan."""
-    return _system_kind(messages) is not None or _plan_task(messages) is not None
+def framed(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`,
+    `classifier.message.read_system`) are one of smolagents' requests: the system prompt is
+    one of its own, or the first message is its initial plan."""
+    return _system_kind(system) is not None or _plan_task(messages) is not None
 
 
-def task_ask(message: object, messages: Sequence[Any]) -> object:
-    """The content of `message`, the run's task when `messages` are smolagents' and it holds
-    the task (`TASK` and the task, or the initial plan); any other content as it is."""
+def task_ask(message: object, messages: Sequence[Any], system: System) -> object:
+    """The content of `message`, the run's task when `messages` (of the system prompt
+    `system`) are smolagents' and it holds the task (`TASK` and the task, or the initial
+    plan); any other content as it is."""
     content = message.get("content") if isinstance(message, dict) else None
     if messages and message is messages[0]:  # the initial plan, the one message holding it
         plan = _plan_task(messages)
         return content if plan is None else managed_task(plan)
-    text = _lead(message) if _system_kind(messages) is not None else None
+    text = _lead(message) if _system_kind(system) is not None else None
     if text is None or not text.startswith(TASK):
         return content
     # A plan update merges the task's message with smolagents' user texts after it: the task
     # is its system prompt's (a run after another, `reset=False`, names its own there)
-    update = _update_task(messages)
+    update = _update_task(system)
     asked = text[len(TASK) :]
     if update is not None and (asked == update or asked.startswith(update + "\n")):
         return managed_task(update)
@@ -162,17 +164,19 @@ def managed_task(task: str) -> str:
     return task[opening.end() : end]
 
 
-def passed_over(messages: Sequence[Any], index: int) -> bool:
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is one of smolagents' own (`OWN`), in its
-    request: an observation, an error, a planning or final-answer prompt."""
+    request (`system`: its system prompt): an observation, an error, a planning or
+    final-answer prompt."""
     text = _lead(messages[index])
-    return text is not None and text.startswith(OWN) and _system_kind(messages) is not None
+    return text is not None and text.startswith(OWN) and _system_kind(system) is not None
 
 
-def answers_in_code(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a CodeAgent's request: an action step (its system prompt), its
-    initial plan or a plan update (its tools listed as Python functions)."""
-    kind = _system_kind(messages)
+def answers_in_code(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`) are a CodeAgent's request: an
+    action step (its system prompt), its initial plan or a plan update (its tools listed as
+    Python functions)."""
+    kind = _system_kind(system)
     if kind == CODE_SYSTEM:
         return True
     if kind == UPDATE_OPENING:
@@ -183,12 +187,12 @@ def answers_in_code(messages: Sequence[Any]) -> bool:
     return False
 
 
-def _system_kind(messages: Sequence[Any]) -> str | None:
-    """Which of smolagents' system prompts opens `messages` (its opening), or None."""
-    first = messages[0] if messages else None
-    if not isinstance(first, dict) or first.get("role") != "system":
-        return None
-    text = one_text(first)
+def _system_kind(system: System) -> str | None:
+    """Which of smolagents' system prompts `system` is (its opening), or None: a system or a
+    developer message (`classifier.message.read_system`; read as "system" only, a CodeAgent's
+    step sent as a developer message was tool_calling 0.52, not coding 0.97, found in
+    review)."""
+    text = system.prompt
     if text is None:
         return None
     if text.startswith(UPDATE_OPENING) and text.endswith(UPDATE_REST):
@@ -198,9 +202,9 @@ def _system_kind(messages: Sequence[Any]) -> str | None:
     return next((kind for kind in (CODE_SYSTEM, TOOLS_SYSTEM) if text.startswith(kind)), None)
 
 
-def _update_task(messages: Sequence[Any]) -> str | None:
-    """The task in the plan update's system prompt, when `messages` are a plan update."""
-    text = one_text(messages[0]) if _system_kind(messages) == UPDATE_OPENING else None
+def _update_task(system: System) -> str | None:
+    """The task in the plan update's system prompt `system`, when it is one."""
+    text = system.prompt if _system_kind(system) == UPDATE_OPENING else None
     return None if text is None else text[len(UPDATE_OPENING) : -len(UPDATE_REST)]
 
 

@@ -202,7 +202,7 @@ def _framework(messages: list[Any], system: System) -> str | None:
     """Which agent framework's requests `messages` (of the system prompt `system`) are whose
     system prompts a run's key leaves out (`conversation_key`), as the mark it takes
     instead; None for any other."""
-    if smolagents.framed(messages):
+    if smolagents.framed(messages, system):
         return FRAMEWORK
     if dspy.framed(system):
         return DSPY

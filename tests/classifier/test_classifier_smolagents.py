@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from classifier import classify
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.smolagents import CODE_SYSTEM, FINAL_SYSTEM, TASK
@@ -74,6 +75,19 @@ def test_string_contents_read_as_parts_do(name: str) -> None:
     assert (flat.latest, flat.first, flat.fixed == CODE_ANSWER_READING) == (PRIMES, "", True)
     assert (seen.latest, seen.first) == (PRIMES, "")
     assert conversation_key(flattened(body), {}, "c") == conversation_key(body, {}, "c")
+
+
+@pytest.mark.parametrize("name", ["code-step.json", "code-plan-update.json", "tool-step.json"])
+def test_a_developer_system_prompt_is_read_as_a_system_one(name: str) -> None:
+    """Its system prompt sent as a developer message (OpenAI's APIs take either): the same
+    request (`classifier.message.read_system`). Read as "system" only, a CodeAgent's step was
+    tool_calling 0.52, not coding 0.97 (found in review)."""
+    body = captured(name)
+    developer = copy.deepcopy(body)
+    developer["messages"][0]["role"] = "developer"
+    assert classify(developer) == classify(body)
+    assert view(developer) == view(body)
+    assert conversation_key(developer, {}, "c") == conversation_key(body, {}, "c")
 
 
 def test_a_tasks_images_keep_the_runs_key() -> None:
