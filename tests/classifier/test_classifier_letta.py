@@ -47,15 +47,8 @@ HEARTBEAT = (
 )
 
 
-def captured(name: str) -> dict[str, Any]:
-    return recorded.body(FIXTURES / name)
-
-
-def with_system(body: dict[str, Any], system: str) -> dict[str, Any]:
-    """`body` with another system prompt."""
-    other = copy.deepcopy(body)
-    other["messages"][0]["content"] = system
-    return other
+captured = recorded.loader(FIXTURES)
+with_system = recorded.with_system
 
 
 def test_lettas_texts_are_the_ones_it_sends() -> None:

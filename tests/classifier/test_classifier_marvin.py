@@ -57,15 +57,8 @@ THREAD = {
 WEATHER = "What is the weather in Paris right now?"
 
 
-def captured(name: str) -> dict[str, Any]:
-    return recorded.body(FIXTURES / name)
-
-
-def with_system(body: dict[str, Any], system: str) -> dict[str, Any]:
-    """`body` with another system prompt."""
-    other = copy.deepcopy(body)
-    other["messages"][0]["content"] = system
-    return other
+captured = recorded.loader(FIXTURES)
+with_system = recorded.with_system
 
 
 def alone(ask: str, **fields: Any) -> dict[str, Any]:
