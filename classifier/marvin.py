@@ -8,9 +8,12 @@ request: its system prompt (`SYSTEM_OPENING`, then the agent's block, `AGENT_OPE
 name, id and instructions, and `SYSTEM_END`), the thread's messages, and the task as a user
 message in Marvin's frame (`<task>`, its `<id>`, a `<name>` for its functions' tasks,
 `<instructions>` indented eight spaces, a `<context>` of tags, `<result-type>`,
-`<assigned-actor-id>`: `TASK`). Its answer is a call: the task's end-turn tool,
-`MarkTaskSuccessful_<task id>` ("Ends the current turn.. Mark a task successful and provide a
-result.", `REPLY_DESCRIPTION`), with `tool_choice: "required"` on every request.
+`<assigned-actor-id>`: `TASK`), its attachments (`Task.get_prompt`: images, files) as parts
+after it. Its answer is a call: the task's end-turn tool, `MarkTaskSuccessful_<task id>`
+("Ends the current turn.. Mark a task successful and provide a result.",
+`REPLY_DESCRIPTION`), with `tool_choice: "required"` on every request; a task that may fail,
+skip or plan has more than one end-turn tool, and Marvin offers one `EndTurn` ("Ends the
+current turn.") for them all (`END_TURN_TOOLS`, found running it).
 
 - Read by the forcing (`classifier.rules.rule_intent`), every request was tool_calling 0.97
   and local: "What is the integral of x^2 * e^x dx? Show the steps." (math 0.998 asked alone)
@@ -25,7 +28,8 @@ result.", `REPLY_DESCRIPTION`), with `tool_choice: "required"` on every request.
 - Read whole, the frame was the ask: its `</...>` tags read as code, and `<task>` is the tag
   Cline wraps its first ask in (`classifier.harness.HARNESS_WRAPPERS`), so with
   `tool_choice: "auto"` a haiku's request was an agent's session, coding 0.89. The task's
-  instructions are its ask (`task_ask`), out of the frame and its indentation.
+  instructions are its ask (`task_ask`), out of the frame and its indentation: of long
+  ones, only their ends (`READ_CHARS`, the ask's head and tail, `classifier.clip`).
 - `say()` puts the user's message in the thread as a user message of its own and then a task
   whose instructions are "Respond to the user" (`SAY`, read coding 0.595): that task is
   passed over (`passed_over`), and the user's message before it is the ask.

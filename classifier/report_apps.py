@@ -38,21 +38,23 @@ another chat is read as written.
 Of Marvin's requests (`classifier/marvin.py`, 3.2.7 on pydantic-ai 1.94.0), a task's turn is
 told by its system prompt, "<system>\\n    Complete tasks to the best of your ability by using
 the appropriate tool. Follow all instructions carefully." and its agent's block, to
-`</system>`. Every turn forces a call (`tool_choice: "required"`) with its task's end-turn tool
-offered (`MarkTaskSuccessful_<task id>`, "Ends the current turn.. Mark a task successful and
-provide a result."): there that call is its reply channel, as Letta's `send_message` is, and
-that tool is no tool offered (the tools' prior would have doubled tool_calling on every ask);
-a tool the user gave the agent is, and an ask for it is tool use (item 1). Read by the
-forcing, every request was tool_calling and local, an integral (math 0.998 asked alone) too.
-The task, a user message in Marvin's frame (`<task>`, `<id>`, `<instructions>`, `<context>`,
-`<result-type>`), is read by its instructions, out of the frame: `<task>` is Cline's wrapper
-too, and read whole a haiku's task was an agent's session, coding 0.89. `say()`'s task
-("Respond to the user") is passed over for the user's message before it. Its `extract`,
-`classify` and `cast` tasks (its fixed instructions, "You are an expert entity extractor ...",
-"... classifier ...", "... data converter ...", the data in `<context>`) give instruction
-(0.97), rule-decided: a given form of given data, as the labelling policy names extraction,
-classification and reformatting; the data is read as the ask. The conversation key hashes a
-thread's first task as sent, its id with it, so two threads of `marvin.run` opening alike
-are two. Only under Marvin's system prompt: a forced call elsewhere is tool_calling, a
-`<task>` elsewhere Cline's.
+`</system>`. Every turn forces a call (`tool_choice: "required"`) with its task's end-turn
+tool offered (`MarkTaskSuccessful_<task id>`, "Ends the current turn.. Mark a task successful
+and provide a result."; `EndTurn`, "Ends the current turn.", for a task that may fail, skip or
+plan, and those tools by Marvin's names and descriptions): there that call is its reply
+channel, as Letta's `send_message` is, and those tools are no tools offered (the tools' prior
+would have doubled tool_calling on every ask); a tool the user gave the agent is, and an ask
+for it is tool use (item 1). Read by the forcing, every request was tool_calling and local, an
+integral (math 0.998 asked alone) too. The task, a user message in Marvin's frame (`<task>`,
+`<id>`, `<instructions>`, `<context>`, `<result-type>`; its attachments, images or files, as
+parts after it), is read by its instructions, out of the frame and its indentation, of long
+ones only the head and tail the ask is read to: `<task>` is Cline's wrapper too, and read
+whole a haiku's task was an agent's session, coding 0.89. `say()`'s task ("Respond to the
+user") is passed over for the user's message before it. Its `extract`, `classify` and `cast`
+tasks (its fixed instructions, "You are an expert entity extractor ...", "... classifier ...",
+"... data converter ...", the data in `<context>`) give instruction (0.97), rule-decided: a
+given form of given data, as the labelling policy names extraction, classification and
+reformatting; the data is read as the ask. The conversation key hashes a thread's first task
+as sent, its id with it, so two threads of `marvin.run` opening alike are two. Only under
+Marvin's system prompt: a forced call elsewhere is tool_calling, a `<task>` elsewhere Cline's.
 """
