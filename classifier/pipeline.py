@@ -78,11 +78,12 @@ def doc_text(model_path: Path = artifact.MODEL_PATH, data_dir: Path = corpus.DAT
     validation = corpus.load("validation", data_dir)
     report = evaluate(validation, run)
     shipped_row = (
-        "**shipped**: + team round 8, short everyday asks (396 rows, 2026-12-06; LOSO at seeds"
-        " 13 / 14 / 15 over the rows before it: 0.7051 / 0.7044 / 0.7049, route accuracy as"
-        " routed 0.8050 / 0.8047 / 0.8051; over all rows, round 8 in the team fold: 0.7029 /"
-        " 0.7022 / 0.7027, 0.8025 / 0.8023 / 0.8027); complement NB x0.5; held-out labels"
-        f" follow the old policy at two edges (see round 4), C={model.metadata['c']}",
+        "**shipped**: + team round 10, polite and help-seeking openers (323 rows, 2026-12-06;"
+        " LOSO at seeds 13 / 14 / 15 over the rows before it: 0.7063 / 0.7072 / 0.7070, route"
+        " accuracy as routed 0.8049 / 0.8050 / 0.8054; over all rows, round 10 in the team"
+        " fold: 0.7071 / 0.7080 / 0.7079, 0.8029 / 0.8030 / 0.8035); team round 8; complement"
+        " NB x0.5; held-out labels follow the old policy at two edges (see round 4),"
+        f" C={model.metadata['c']}",
         f"{report.macro_f1:.3f}",
         f"{report.route_accuracy:.3f}",
         SHIPPED_LATENCY,

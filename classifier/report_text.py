@@ -295,7 +295,7 @@ recorded after the choice, not used for it. Letting the made rows take no share 
 real sources' weight (`augment_apart`) lost half the gain (0.6959 at seed 13). The options
 stay in the code, off.
 
-**Round 8, short everyday asks** (the last rows, 2026-12-06): users' probes found "Write an
+**Round 8, short everyday asks** (2026-12-06): users' probes found "Write an
 email to my boss saying I will be late tomorrow" read as tool_calling (0.49) and "write a
 packing list for a weekend trip" as coding (0.62). A time or a date in a drafting request
 pulled toward tools, and a plain list to use had no writing row in the data: the lists in
@@ -332,6 +332,21 @@ had gained (writing, with the first 375 rows), and leaving out the two that name
 or to-do list scored lower in leave-one-source-out and did not bring them back. The
 held-out numbers were recorded after each choice (0.813 -> 0.815, then 0.818; route
 accuracy 0.917 throughout).
+
+**Round 10, polite openers** (the last rows, 2026-12-06): the public tool rows ask politely
+("Can you help me book ..."), and users' probes found "Can you help me understand
+recursion?" read as tool_calling (0.86) and "Hi! Can you help me?" as tool_calling (0.97).
+One author wrote requests of every label that open with "can you help me", "could you", "I
+need help with", "would you mind" or "please help", and tool requests that open the same
+way (`team_round10.jsonl`, 323 rows; 30 of 353 dropped for an overlap). Chosen by
+leave-one-source-out alone over the rows before it, at seeds 13 / 14 / 15: macro-F1 0.7029
+/ 0.7022 / 0.7027 -> 0.7063 / 0.7072 / 0.7070, route accuracy as routed 0.8025 / 0.8023 /
+0.8027 -> 0.8049 / 0.8050 / 0.8054 (both above the seed noise). Of the 10 polite asks and 4
+actions of `tests/classifier/test_classifier_polite.py` (written before the data) the model
+now gets 8 and 4 (7 and 4 before): the recursion probe reads reasoning (0.59); the bare
+greeting, which no policy label fits and no row teaches, still reads tool_calling (0.91), and
+so does a pasted TypeError after "can you help me fix this?" (0.43). The held-out numbers
+were recorded after the choice (0.818 -> 0.818; route accuracy 0.917 -> 0.916).
 
 The latency column is the mean in-process time while training ran on a loaded machine; the
 benchmark numbers are in docs/benchmarks.md.

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, explain
+from classifier.evaluation import body as body_of
 from classifier.fixed import MARVIN_FORM_READING
 from classifier.marvin import AGENT_OPENING, REPLY_DESCRIPTION, SAY, SYSTEM_END, SYSTEM_OPENING
 from classifier.request import view
@@ -182,9 +183,12 @@ def test_says_task_is_passed_over_for_the_users_message(name: str) -> None:
 
 
 def test_says_turns_read_as_the_users_messages() -> None:
-    """The first turn as its message alone; "Thanks, what's the time complexity?" is
-    reasoning (each tool_calling 0.97, before)."""
-    assert classify(captured("say-first.json")).label == classify(alone(SAID)).label
+    """The first turn as its message sent with no system prompt, reasoning (0.60 and 0.53),
+    and "Thanks, what's the time complexity?" reasoning (each tool_calling 0.97 before team
+    round 10, polite openers). Under "You are a helpful assistant." (`alone`) the first
+    message sits at the edge (tool_calling 0.48), so the labels are compared without it."""
+    first = classify(captured("say-first.json")).label
+    assert first == classify(body_of(SAID)).label == "reasoning"
     assert classify(captured("say-third.json")).label == "reasoning"
 
 
