@@ -29,6 +29,7 @@ from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
 from router.record import Api
+from router.routing_headers import session_header
 from router.stored_responses import conversation_of
 from router.translate.text_parts import content_text
 
@@ -79,7 +80,8 @@ def conversation_key(
     (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
     sending one session id are two conversations, and neither pins the other's backend.
 
-    A session id (`session_id`: Claude Code's header, Open WebUI's chat id, `prompt_cache_key`)
+    A session id (`session_id`: the router's `x-smf-session-id`, Claude Code's header, Open
+    WebUI's chat id, `prompt_cache_key`)
     names one conversation, and so
     does `thread`, what a Responses turn names stored on the server (`server_thread`): such a
     turn sends only its new items, no first user message (a turn continuing a response the
@@ -175,8 +177,16 @@ def conversation_key(
 
 def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | None]:
     """The session id a request names, and else the browser tab an Open WebUI temporary chat
-    names (None for each it does not). Claude Code's `x-claude-code-session-id` header, Open
-    WebUI's chat id (`OPEN_WEBUI_CHAT`), else the body's `prompt_cache_key`.
+    names (None for each it does not). The router's own `x-smf-session-id`
+    (`router.routing_headers.session_header`), Claude Code's `x-claude-code-session-id`
+    header, Open WebUI's chat id (`OPEN_WEBUI_CHAT`), else the body's `prompt_cache_key`.
+
+    `x-smf-session-id` comes first: it is the caller's explicit word to the router, set for
+    it alone, where each of the others is an app's own id the router borrows (and a proxy in
+    front of Open WebUI or Claude Code may set it to override theirs). Flowise's ChatOpenAI
+    node sends no session id and no field of the caller's, only headers: its chats that open
+    alike (its conversation starters make that common) were one conversation, four sessions
+    sharing one pin (found in a live review of Flowise 3.1.4).
 
     Open WebUI sends no `user`, no session id and no `prompt_cache_key`: keyed by its
     opening, twelve chats that began with one question were one conversation, and a cloud
@@ -188,6 +198,8 @@ def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | No
     tab's socket id, the same for each temporary chat the tab opens (`local:` before): no
     session, it keys with the opening, as `user` does, so that two tabs (two users) opening
     alike are two conversations, whatever `prompt_cache_key` the model sets."""
+    if (own := session_header(headers)) is not None:
+        return own, None
     chat = headers.get(OPEN_WEBUI_CHAT)
     chat = chat if isinstance(chat, str) and chat else None
     claude_code = headers.get("x-claude-code-session-id") or None

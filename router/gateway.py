@@ -46,7 +46,7 @@ from router.record import Api, Outcome, Record, Usage
 from router.refusals import refusal_of
 from router.relay import Tally
 from router.responses_kept import remember
-from router.routing_headers import is_private, target_of
+from router.routing_headers import is_private, session_header, target_of
 from router.stored_responses import StoredResponses, carried
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
@@ -163,6 +163,7 @@ class Gateway:
         target = self._target(body, headers)
         view = req.readable_view(api, body)
         private = is_private(caller, headers)
+        session_header(headers)  # a bad one refused here, a continued turn's too (no key read)
         # The span begins once the client's request can no longer be refused: a refusal ends
         # no span, and a span never ended is never exported while its children are (orphans).
         # What raises after it all the same (a bug, a 500) ends it, with its open child.

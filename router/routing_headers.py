@@ -1,8 +1,9 @@
-"""The routing headers a client sends, `x-smf-private` and `x-smf-route`, and the target
-they and `model` pick: read the same way by every endpoint that plans a request (serving,
-`explain`, `/v1/messages/count_tokens`, the record of a refused request).
+"""The routing headers a client sends, `x-smf-private`, `x-smf-route` and
+`x-smf-session-id`, and the target `x-smf-route` and `model` pick: read the same way by
+every endpoint that plans a request (serving, `explain`, `/v1/messages/count_tokens`, the
+record of a refused request).
 
-Both headers may arrive repeated, joined with commas (`router.api.headers`). An empty item
+Each may arrive repeated, joined with commas (`router.api.headers`). An empty item
 beside a real one (`1, `) is ignored; a header with no item at all (curl's `-H
 'x-smf-private;'`, a client that sends an unset variable's empty value) is a 400 naming it:
 read as absent, the privacy switch failed open, and a forced route fell back to `model`.
@@ -30,6 +31,9 @@ _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 # Characters of names a refusal of an unknown one offers: a config of hundreds of aliases
 # made a message of them all. `GET /v1/models` lists every one.
 OFFERED_CHARS = 300
+# The router's own session header (`session_header`), and its longest value
+SESSION = "x-smf-session-id"
+SESSION_CHARS = 256
 
 
 def header_items(headers: Mapping[str, str], name: str) -> list[str]:
@@ -57,6 +61,25 @@ def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
                 f"x-smf-private must be one of {', '.join(_YES + _NO)}, not {quoted(value, 20)}"
             )
     return caller.private or any(v in _YES for v in values)
+
+
+def session_header(headers: Mapping[str, str]) -> str | None:
+    """The session `x-smf-session-id` names (None without the header), for the conversation
+    key (`router.conversation.session_id`), for a client that can set a header but not a body
+    field (Flowise's ChatOpenAI node, a curl script, a proxy). Refused as `x-smf-route` is
+    (`header_items`): empty, or repeated naming two sessions (a comma in it reads so); and
+    past `SESSION_CHARS` characters or with one that does not print, as `x-request-id` is
+    bounded. A 400, not ignored: read as absent, two sessions that open alike would silently
+    be one conversation sharing one pin, the header's whole point lost. The value is the
+    caller's and is never quoted back, logged or recorded: only its hash keys anything."""
+    items = header_items(headers, SESSION)
+    if len(set(items)) > 1:
+        raise BadRequest(
+            f"{SESSION} was sent more than once, naming different sessions (or has a comma)"
+        )
+    if items and (len(items[0]) > SESSION_CHARS or not items[0].isprintable()):
+        raise BadRequest(f"{SESSION} must be at most {SESSION_CHARS} printable characters")
+    return items[0] if items else None
 
 
 def target_of(config: Config, body: dict[str, Any], headers: Mapping[str, str]) -> Target:
