@@ -11,8 +11,7 @@ that loses the edge fails here while one prompt may still move.
 
 from __future__ import annotations
 
-from classifier import classify
-from classifier.evaluation import body
+from tests.classifier.probes import misses
 
 DRAFTS = [
     "Draft an email to my team saying the daily standup moves to 10am from next Monday.",
@@ -40,10 +39,6 @@ ACTIONS = [
 
 MAX_DRAFT_MISSES = 3
 MAX_ACTION_MISSES = 1
-
-
-def misses(texts: list[str], want: str) -> list[str]:
-    return [t[:50] for t in texts if classify(body(t)).label != want]
 
 
 def test_drafting_a_message_is_writing() -> None:

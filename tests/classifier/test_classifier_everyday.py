@@ -17,8 +17,7 @@ families must hold at least 9 and 5, so a retraining that loses the edge fails h
 
 from __future__ import annotations
 
-from classifier import classify
-from classifier.evaluation import body
+from tests.classifier.probes import misses
 
 DRAFTS = [
     "Write an email to my boss saying I will be late tomorrow",
@@ -45,10 +44,6 @@ ACTIONS = [
 
 MAX_DRAFT_MISSES = 3
 MAX_ACTION_MISSES = 1
-
-
-def misses(texts: list[str], want: str) -> list[str]:
-    return [t[:50] for t in texts if classify(body(t)).label != want]
 
 
 def test_everyday_drafts_and_lists_are_writing() -> None:

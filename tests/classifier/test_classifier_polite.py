@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from classifier import classify
 from classifier.evaluation import body
+from tests.classifier.probes import misses
 
 NOT_A_TOOL = "not tool_calling"
 RECURSION = "Can you help me understand recursion?"
@@ -70,5 +71,5 @@ def test_polite_asks_read_by_what_follows_the_opener() -> None:
 
 
 def test_polite_actions_stay_tool_calling() -> None:
-    missed = [text[:40] for text in ACTIONS if classify(body(text)).label != "tool_calling"]
+    missed = misses(ACTIONS, "tool_calling")
     assert len(missed) <= MAX_ACTION_MISSES, f"{len(missed)} missed: {missed}"

@@ -18,19 +18,10 @@ import pytest
 
 from classifier import INTENTS
 from router.config import parse
-from tests.harness import Running, RunningRouter, router, sdk, simulator
+from tests.harness import Running, RunningRouter, router, sdk
 
 MATH = [{"role": "user", "content": "Compute 17 * 23."}]
 CHOICE = {"structured_outputs": {"choice": ["391", "392"]}}
-
-
-@pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
 
 
 @pytest.fixture(scope="module")
