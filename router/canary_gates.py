@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from router.backend_state import BackendState
-from router.gateway import States
+from router.gateway_ports import States
 
 Gates = Callable[[], dict[str, frozenset[str]]]
 Review = Callable[[str], float | None]  # backend -> seconds until its round may reopen a gate

@@ -110,7 +110,7 @@ def route_line(explained: dict[str, Any]) -> str:
     it: a label below `min_confidence` is not what decided the route (found in review),
     even when the default route has the label's name (found in re-review)."""
     intent, route = explained["intent"], explained["route"]
-    reason = explained["route_reason"]  # `router.policy.route_reason`'s, as explain says
+    reason = explained["route_reason"]  # `router.target.route_reason`'s, as explain says
     if reason == "nothing_read":
         why = " (nothing to classify: the default route)"
     elif reason == "below_min_confidence":

@@ -30,7 +30,8 @@ from router.backends.base import Backend
 from router.backends.litellm import stop_logging_worker
 from router.config import Config
 from router.dispatch import AttemptObserver, Dispatcher
-from router.gateway import Gateway, Sink
+from router.gateway import Gateway
+from router.gateway_ports import Sink
 from router.ledger import LedgerWriter, location
 from router.ledger.conversation_key import conversation_secret
 from router.logs import RequestLog

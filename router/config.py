@@ -129,7 +129,7 @@ class Config(Strict):
 
     @model_validator(mode="after")
     def _check_auto_alias(self) -> Config:
-        """Aliases apply before `auto` is read (`policy.resolve_target`): `aliases: {auto:
+        """Aliases apply before `auto` is read (`target.resolve_target`): `aliases: {auto:
         math}` loaded, and `model: auto` (and `x-smf-route: auto`) never classified again,
         silently (found in review), as a backend named `auto` could never be chosen."""
         target = self.aliases.get("auto", "auto")

@@ -191,16 +191,16 @@ def _never_sampled(config: Config) -> list[str]:
 def _route_never_sampled(config: Config) -> list[str]:
     """Each `route_rates` entry for a route that is no intent's, or for a backend (the route
     of a request pinned to it), whose first backend the sampler can shadow for no intent the
-    route can carry (`policy.intents_on`: `unknown` too, which no `targets` entry names;
+    route can carry (`target.intents_on`: `unknown` too, which no `targets` entry names;
     the intents' own routes: `_never_sampled`)."""
-    from router.policy import intents_on  # these import `router.config`
-    from router.shadow_sampling import aimed_at, choose
+    from router.shadow_sampling import aimed_at, choose  # these import `router.config`
+    from router.target import intents_on
 
     said = []
     for key, rate in config.shadow.route_rates.items():
         if rate <= 0 or key in INTENTS:
             continue
-        if key in config.routes:  # a route before a backend, as `policy.resolve_target` reads
+        if key in config.routes:  # a route before a backend, as `target.resolve_target` reads
             live = config.routes[key][0]
             served = f"route {key} is served by backend {live!r} first (routes.{key})"
         else:
@@ -224,12 +224,12 @@ def _judge_never(config: Config) -> list[str]:
     """Why the judge judges no request the shadow can sample, when it judges none. Every
     route (and every backend, as `model: <backend>` pins one) with every backend live
     (fallback, a stored response's home) and every intent it can carry
-    (`policy.intents_on`) is tried with the shadow's own rule
+    (`target.intents_on`) is tried with the shadow's own rule
     (`shadow_sampling.judge_for`), so only a judge that can judge nothing whatever the
     traffic and health is named: the live or the target of every sample (it must be a third
     backend), or on the cloud tier while `allow_cloud_targets` is off."""
-    from router.policy import intents_on  # these import `router.config`
-    from router.shadow_sampling import choose, judge_for, rate_for
+    from router.shadow_sampling import choose, judge_for, rate_for  # these import `router.config`
+    from router.target import intents_on
 
     judge = config.shadow.judge_backend
     if judge is None or not config.shadow.samples:

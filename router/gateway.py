@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Protocol
+from typing import Any
 
 import classifier
 from classifier.intent import Intent
@@ -20,7 +20,6 @@ from router import blame
 from router import request as req
 from router import request_size as size
 from router.auth import Caller
-from router.backend_state import BackendState
 from router.backends.base import Backend
 from router.call import Call, Committed
 from router.config import Config
@@ -32,71 +31,21 @@ from router.errors import (
     error_kind,
     internal_error,
 )
+from router.gateway_ports import CallSink, ClassifyObserver, NoStates, Pricing, Sink, States
 from router.ledger.usage import usage_of
-from router.policy import (
-    Demand,
-    Plan,
-    Target,
-    detoured,
-    one_choice_only,
-    plan,
-    route_reason,
-)
+from router.policy import Demand, Plan, detoured, one_choice_only, plan
 from router.record import Api, Outcome, Record, Usage
 from router.refusals import refusal_of
 from router.relay import Tally
 from router.responses_kept import remember
 from router.routing_headers import is_private, session_header, target_of
 from router.stored_responses import StoredResponses, carried
+from router.target import Target, route_reason
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
 from router.vllm_fields import vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
-
-
-class Sink(Protocol):
-    """Receives each finished record once (ledger, metrics, shadow)."""
-
-    def record_finished(self, record: Record) -> None: ...
-
-
-class CallSink(Protocol):
-    """Sees a finished call whole (body and live answer): shadow replays sample it.
-
-    `samples` is asked once, as the call is prepared (it rolls the dice): a call it picks
-    keeps its body as received and its answer text for it (`Call.sampled`), no other one.
-    `call_finished` runs after the client got the last byte and must never block or raise.
-    """
-
-    def samples(self, call: Call) -> bool: ...
-
-    def call_finished(self, call: Call, tally: Tally) -> None: ...
-
-
-class ClassifyObserver(Protocol):
-    def classified(self, label: str, confidence: float, seconds: float) -> None: ...
-
-
-class Pricing(Protocol):
-    def price(self, record: Record) -> tuple[float | None, float | None]: ...
-
-
-class States(Protocol):
-    def states(self) -> Mapping[str, BackendState]: ...
-
-    def sticky(self, conversation: str) -> str | None: ...
-
-
-class NoStates:
-    """Before health tracking exists every backend is presumed fine."""
-
-    def states(self) -> Mapping[str, BackendState]:
-        return {}
-
-    def sticky(self, conversation: str) -> str | None:
-        return None
-
 
 log = logging.getLogger("smf_router")
 

@@ -19,7 +19,7 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
   request past a backend waiting out a 429 must show;
 - `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
   a price (`router.pricing.Pricer`, asked about a request on each): the intents that can take
-  each route (`router.policy.intents_on`) with its members whose cost or counterfactual is
+  each route (`router.target.intents_on`) with its members whose cost or counterfactual is
   unknown, and each backend forced by name. Only where unpriced, so none in a priced
   config. A priced request never adds to it (it once added 0, which created no unpriced
   series: a label set is priced or not for every request, so each unpriced one was born at
@@ -98,9 +98,9 @@ from router.metric_labels import (
     SKIP_REASONS,
 )
 from router.metric_store import Family
-from router.policy import intents_on
 from router.record import Api, Outcome, Record
 from router.shadow_sampling import choose, rate_for
+from router.target import intents_on
 from router.vllm_fields import SKIP as VLLM_FIELDS
 from router.vllm_fields import honours
 

@@ -1,6 +1,8 @@
 """The routing decision: a pure function from request facts and backend states to a `Plan`.
 
-No I/O here. Dispatch executes the plan; explain shows it without sending anything.
+The route comes from `router.target` (what the client named, and why a request takes its
+route); this orders that route's backends. No I/O here. Dispatch executes the plan; explain
+shows it without sending anything.
 """
 
 from __future__ import annotations
@@ -8,14 +10,14 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Literal
 
-from classifier.intent import INTENTS, UNREAD, Intent
+from classifier.intent import Intent
 from router.backend_state import BackendState
 from router.backend_state import Circuit as Circuit  # named here before it had a module
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.record import Api, Attempt
+from router.target import Target, route_for
 from router.translate.pairing import can_serve, native
 from router.vllm_fields import honours
 
@@ -23,14 +25,6 @@ from router.vllm_fields import honours
 # 503 says `x-should-retry: true` below it): one this short is worth telling even beside a
 # backend whose time is not known.
 SHORT_WAIT_S = 60.0
-
-Mode = Literal["auto", "route", "backend"]
-# Why a request takes its route (`route_reason`): its intent's label; the default route, for
-# a label below `classifier.min_confidence` or nothing read; or the route or backend the
-# request names (`model`, an alias, `x-smf-route`)
-RouteReason = Literal[
-    "label", "below_min_confidence", "nothing_read", "forced_route", "forced_backend"
-]
 
 # Why a backend was skipped, when no retry can change it: the prompt, the API, the privacy,
 # the stored response another backend holds, vLLM's own fields it would lose.
@@ -58,17 +52,6 @@ PASSING = frozenset({"circuit_open", "rate_limited", "overloaded", "quality_gate
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
-
-
-@dataclass(frozen=True, slots=True)
-class Target:
-    """What the client asked for: classify (`auto`), a named route, or one backend; and
-    whether `x-smf-route` named it rather than `model`, for a refusal to name what the
-    client sent (`router.refusals`)."""
-
-    mode: Mode
-    name: str = ""
-    by_header: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,64 +111,6 @@ class Plan:
     @property
     def backends(self) -> tuple[str, ...]:
         return tuple(step.backend for step in self.steps)
-
-
-def model_names(config: Config) -> list[str]:
-    """The names `resolve_target` knows, once each: `auto`, aliases, routes, backends. What
-    `GET /v1/models` lists and a refusal of an unknown name offers, so the two agree."""
-    names = ["auto", *config.aliases, *config.routes, *(b.name for b in config.backends)]
-    return list(dict.fromkeys(names))
-
-
-def resolve_target(model: str, config: Config) -> Target | None:
-    """Map the request's `model` to a mode; None when the name means nothing here."""
-    name = config.aliases.get(model, model)
-    if name == "auto":
-        return Target("auto")
-    if name in config.routes:
-        return Target("route", name)
-    if any(b.name == name for b in config.backends):
-        return Target("backend", name)
-    return None
-
-
-def route_reason(intent: Intent, target: Target, config: Config) -> RouteReason:
-    """Why a request takes the route `route_for` gives it. One the classifier could not read
-    (source `default`: no text, a malformed body) takes the default route even with
-    `min_confidence` 0, where its confidence of 0 is not below the threshold: its label is
-    only a placeholder. Below the threshold the default route is taken whatever the label,
-    even when the two have the same name: the label did not decide it."""
-    if target.mode == "backend":
-        return "forced_backend"
-    if target.mode == "route":
-        return "forced_route"
-    if intent.source == "default":
-        return "nothing_read"
-    if intent.confidence < config.classifier.min_confidence:
-        return "below_min_confidence"
-    return "label"
-
-
-def route_for(intent: Intent, target: Target, config: Config) -> str:
-    """The route a request takes, for the reason `route_reason` names (explain and
-    `smf-router classify` tell it): a forced backend's is that backend's name."""
-    reason = route_reason(intent, target, config)
-    if reason in ("forced_backend", "forced_route"):
-        return target.name
-    if reason == "label":
-        return intent.label
-    return config.classifier.default_route
-
-
-def intents_on(route: str, config: Config) -> tuple[str, ...]:
-    """The intent labels a request on `route` (or forced onto the backend of that name) can
-    carry, by `route_for` and the gateway's classifying: a route named after an intent, not
-    the default, takes that intent only (classified sure of it, or forced by naming the
-    route); the default route, any other route and a forced backend take any, `unknown`
-    (nothing read) too."""
-    if route in INTENTS and route != config.classifier.default_route:
-        return (route,)
-    return (*INTENTS, UNREAD)
 
 
 def plan(

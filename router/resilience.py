@@ -33,7 +33,7 @@ from router.capacity import Capacity, metrics_url, poll_metrics, read_models
 from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
-from router.gateway import States
+from router.gateway_ports import States
 from router.health import BreakerPolicy, Health
 from router.policy import soonest
 from router.probe import can_probe, probe

@@ -25,7 +25,7 @@ from typing import Any
 from router.auth import Caller
 from router.config import Config
 from router.errors import BadRequest, NotFound
-from router.policy import Target, model_names, resolve_target
+from router.target import Target, model_names, resolve_target
 
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
 # Characters of names a refusal of an unknown one offers: a config of hundreds of aliases

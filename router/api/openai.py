@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse
 
 from router.api.headers import request_headers
 from router.errors import NotFound
-from router.policy import model_names
+from router.target import model_names
 
 endpoints = APIRouter()
 

@@ -14,7 +14,7 @@ from router.canary import Canary, rotating_sample
 from router.canary_gates import GatedStates
 from router.canary_judge import baseline_floors
 from router.config import parse
-from router.gateway import NoStates
+from router.gateway_ports import NoStates
 from router.gating import GateBook
 from router.policy import BackendState
 from tests.canary.recorded_rows import Rows

@@ -22,7 +22,7 @@ from classifier.harness_tools import HARNESS_TOOLS, PLAIN_NAMES
 from classifier.intent import INTENTS
 from classifier.request import view
 from router.config import parse
-from router.policy import Target, route_for
+from router.target import Target, route_for
 from router.translate.view import chat_view
 from tests.agent_shapes import (
     CLAUDE_MD_REMINDER,

@@ -13,9 +13,10 @@ from classifier.intent import Intent
 from router.api.errors import error_headers
 from router.config import parse
 from router.errors import NoBackendAvailable
-from router.policy import Demand, Target, plan
+from router.policy import Demand, plan
 from router.refusals import nothing_tried
 from router.resilience import Resilience
+from router.target import Target
 
 OPEN_S = 8.0
 

@@ -10,7 +10,7 @@ import pytest
 
 from router.config import ConfigError, load
 from router.config_mask import masked
-from router.policy import resolve_target
+from router.target import resolve_target
 from tests.router.config_files import GOOD, config_check, write
 
 
@@ -49,7 +49,7 @@ def test_a_key_at_the_top_of_extra_body_json_cannot_send_is_named_clearly(
 
 
 def test_an_alias_named_auto_is_refused_naming_it(tmp_path: Path) -> None:
-    """Aliases apply before `auto` is read (`policy.resolve_target`), so `aliases: {auto:
+    """Aliases apply before `auto` is read (`target.resolve_target`), so `aliases: {auto:
     math}` loaded and `model: auto` never classified again, silently (found in review), as
     a backend named `auto` could never be chosen. `auto: auto`, the default, still loads."""
     with pytest.raises(ConfigError) as info:

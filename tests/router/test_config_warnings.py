@@ -215,7 +215,7 @@ def test_a_route_rate_is_not_warned_of_when_only_unread_requests_can_be_replayed
     no `targets` entry, so on `agents` it goes to the default target, the cloud: with every
     intent's target the route's own first backend, those are still replayed, yet `config
     check` said the route could replay none (found in re-review: only the seven intents were
-    walked, `policy.intents_on` is what a route can carry). Without `allow_cloud_targets`
+    walked, `target.intents_on` is what a route can carry). Without `allow_cloud_targets`
     none is replayed, and it says so."""
     targets = "{" + ", ".join(f"{intent}: local" for intent in INTENTS) + "}"
     shadow = f"  route_rates: {{agents: 1.0}}\n  targets: {targets}\n"

@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 from classifier import classify
 from classifier.intent import INTENTS, Intent
 from router.config import Config, parse
-from router.policy import BackendState, Demand, Target, plan, resolve_target
+from router.policy import BackendState, Demand, plan
+from router.target import Target, resolve_target
 
 
 def config(**extra: object) -> Config:

@@ -8,8 +8,9 @@ import pytest
 
 from classifier.intent import Intent
 from router.config import parse
-from router.policy import BackendState, Demand, Target, detoured, plan
+from router.policy import BackendState, Demand, detoured, plan
 from router.record import Attempt
+from router.target import Target
 
 CFG = parse(
     {

@@ -17,8 +17,9 @@ from router.errors import (
     RateLimitedBackends,
     error_kind,
 )
-from router.policy import BackendState, Demand, Target, detoured, plan
+from router.policy import BackendState, Demand, detoured, plan
 from router.refusals import named_as_sent, nothing_tried
+from router.target import Target
 
 MATH = Intent("math", 0.9, "model")
 PRIVATE = Demand(private=True)

@@ -9,9 +9,10 @@ import pytest
 from classifier.intent import Intent
 from router.config import Config, parse
 from router.errors import BadRequest, NoBackendAvailable
-from router.policy import BackendState, Demand, Target, detoured, plan
+from router.policy import BackendState, Demand, detoured, plan
 from router.refusals import nothing_tried
 from router.stored_responses import ResponseNotFound, StoredResponses, conversation_slot
+from router.target import Target
 
 CODING = Intent("coding", 0.9, "model")
 AUTO = Target("auto")

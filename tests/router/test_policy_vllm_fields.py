@@ -10,9 +10,10 @@ from dataclasses import replace
 from classifier.intent import INTENTS, Intent
 from router.config import parse
 from router.errors import BadRequest, BadRequestTooLong
-from router.policy import BackendState, Demand, Target, detoured, plan
+from router.policy import BackendState, Demand, detoured, plan
 from router.record import Attempt
 from router.refusals import nothing_tried
+from router.target import Target
 
 CFG = parse(
     {
