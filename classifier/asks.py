@@ -194,19 +194,20 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     return Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
 
 
-def first_ask(messages: list[Any]) -> object:
+def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
     or a browser-use run's first request (`classifier.browser_use.run_asks`), or None: the
     message the classifier reads as the first, which keys a conversation too
-    (`router.conversation.conversation_key`)."""
+    (`router.conversation.conversation_key`). `system`: the system prompt of `messages`, when
+    the caller has read it already (`read_system`), so that it is read once."""
     if (handed := frameworks.handed_asks(messages)) is not None:
         return handed.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
-    system = read_system(messages)
+    system = read_system(messages) if system is None else system
     if (run := browser_use.run_asks(messages, system)) is not None:
         return run.first
     return _first(messages, system, None, aider.is_aiders(messages), frameworks.Framed())[0]
@@ -274,7 +275,9 @@ def _has_text(message: object) -> bool:
     return any(text and not text.isspace() for text in _part_texts(content))
 
 
-def ask_content(message: object, messages: Sequence[Any]) -> object:
+def ask_content(
+    message: object, messages: Sequence[Any], *, system: System | None = None
+) -> object:
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame, the task of a smolagents run wherever its request holds it, a
     DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
@@ -288,8 +291,10 @@ def ask_content(message: object, messages: Sequence[Any]) -> object:
     other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
     measures (`classifier.request.view_cut`) and the conversation key hashes
     (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
-    call's key hashed the fixed words the classifier leaves out."""
-    return _ask_content(message, messages, read_system(messages))[0]
+    call's key hashed the fixed words the classifier leaves out. `system`: the system prompt of
+    `messages`, when the caller has read it already (`read_system`)."""
+    system = read_system(messages) if system is None else system
+    return _ask_content(message, messages, system)[0]
 
 
 def _ask_content(message: object, messages: Sequence[Any], system: System) -> tuple[object, bool]:

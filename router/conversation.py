@@ -168,9 +168,9 @@ def conversation_key(
         elif role == "user":
             first = message
             break
-    first = first_ask(messages) or first
+    first = first_ask(messages, system=system) or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
-        words = _users_words(first, messages, as_sent=marvin.framed(system))
+        words = _users_words(first, messages, system, as_sent=marvin.framed(system))
         _hash_part(digest, str(words)[:KEY_CHARS])
     return digest.hexdigest()
 
@@ -279,15 +279,22 @@ def clockless(system: str) -> str:
     return "".join(parts)
 
 
-def _users_words(message: dict[str, Any], messages: list[Any], *, as_sent: bool = False) -> object:
+def _users_words(
+    message: dict[str, Any],
+    messages: list[Any],
+    system: System | None = None,
+    *,
+    as_sent: bool = False,
+) -> object:
     """The content of the user message `message` of `messages` as its user wrote it, which
     the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
     (`classifier.asks.ask_content`: without Aider's ask or context mode's reminder, the
     ask inside crush's title text), or its content as sent (`as_sent`: a Marvin task's,
     its id with it, for the key), without the reminder of Aider's edit format after it
     (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank
-    line's break, the ask mode's empty reminder a blank line)."""
-    content = message.get("content") if as_sent else ask_content(message, messages)
+    line's break, the ask mode's empty reminder a blank line). `system`: the system prompt of
+    `messages`, when the caller has read it already (`read_system`)."""
+    content = message.get("content") if as_sent else ask_content(message, messages, system=system)
     return without_reminder(content).rstrip() if isinstance(content, str) else content
 
 
