@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -46,8 +45,6 @@ from router.translate import responses_request
 from router.vllm_fields import vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
-
-log = logging.getLogger("smf_router")
 
 
 class Gateway:
