@@ -75,6 +75,10 @@ class RouterError(Exception):
     # When to ask again, in seconds, where the router knows: its `Retry-After` (one rule for
     # every error, `router.api.errors.error_headers`). None: no wait said.
     retry_after: float | None = None
+    # The message in the words of Anthropic's API, for a Messages client, where OpenAI's
+    # differ (`router.field_refusals`: `max_tokens: Field required`, not "Missing required
+    # parameter: 'max_tokens'."); None: `message` serves both
+    anthropic_message: str | None = None
 
     def __init__(self, message: str, *, param: str | None = None) -> None:
         super().__init__(message)

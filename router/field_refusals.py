@@ -1,4 +1,5 @@
-"""The router's refusal of a request field, in the words and with the codes of OpenAI's.
+"""The router's refusal of a request field, in the words and with the codes of OpenAI's,
+and in Anthropic's words for a Messages client.
 
 The router checks the fields it reads itself (`router.request`), and a client of any API
 reads its refusal as it reads OpenAI's: the same `code` and `param`, and the same message,
@@ -6,15 +7,19 @@ reads its refusal as it reads OpenAI's: the same `code` and `param`, and the sam
 (`invalid_type`), "Missing required parameter: 'messages[0].role'."
 (`missing_required_parameter`), "Invalid 'messages': empty array. ..." (`empty_array`),
 "Invalid 'model': empty string. ..." (`empty_string`), "Invalid 'max_tokens': integer below
-minimum value. ..." (`integer_below_min_value`); a Messages client gets them in Anthropic's
-envelope, which carries the message alone. The router's own words came with a null code
-(found in review). The simulator standing for OpenAI words its refusals from a table of its
-own (`router.simulator.openai_refusals`), never from these: a test compares the two.
+minimum value. ..." (`integer_below_min_value`). The router's own words came with a null
+code (found in review). A Messages client gets each in Anthropic's envelope and in the words
+of Anthropic's API (`anthropic_words`): the field as it names one, then what is wrong
+("max_tokens: Field required", "messages.0.content: Input should be ..."); it was told
+OpenAI's words and paths (`messages[0].content`), which no Anthropic client or document
+uses (found in review). The simulator standing for OpenAI words its refusals from a table
+of its own (`router.simulator.openai_refusals`), never from these: a test compares the two.
 """
 
 from __future__ import annotations
 
-from typing import Any
+import re
+from typing import Any, TypeVar
 
 from router.errors import (
     EmptyArray,
@@ -22,7 +27,10 @@ from router.errors import (
     IntegerBelowMinimum,
     InvalidType,
     MissingParameter,
+    RouterError,
 )
+
+Refusal = TypeVar("Refusal", bound=RouterError)
 
 # A JSON value's kind as OpenAI's 400s name it ("but got a string instead"); a bool first:
 # it is an int to Python
@@ -39,7 +47,8 @@ def wrong_type(value: Any, param: str, expected: str) -> InvalidType:
     instead.", pydantic/pydantic-ai#2653)."""
     got = next((said for kind, said in _KINDS if isinstance(value, kind)), "null")
     message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
-    return InvalidType(message, param=param)
+    said = _ANTHROPIC_EXPECTED.get(expected, expected)
+    return anthropic_words(InvalidType(message, param=param), f"Input should be {said}, not {got}")
 
 
 def missing(param: str) -> MissingParameter:
@@ -47,7 +56,8 @@ def missing(param: str) -> MissingParameter:
     Responses, mattermost/mattermost-plugin-agents#476; `input[79].id`, openai/codex#6725).
     OpenAI's chat API words a missing `model` otherwise ("you must provide a model
     parameter", with a null `param` and `code`): the router names it as Responses does."""
-    return MissingParameter(f"Missing required parameter: '{param}'.", param=param)
+    refusal = MissingParameter(f"Missing required parameter: '{param}'.", param=param)
+    return anthropic_words(refusal, "Field required")
 
 
 def empty_array(param: str) -> EmptyArray:
@@ -56,7 +66,11 @@ def empty_array(param: str) -> EmptyArray:
         f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an"
         " empty array instead."
     )
-    return EmptyArray(message, param=param)
+    # Anthropic's own words for `messages` (as its 400s quote them), pydantic's for others
+    said = "at least one message is required" if param == "messages" else None
+    return anthropic_words(
+        EmptyArray(message, param=param), said or "List should have at least 1 item, not 0"
+    )
 
 
 def empty_string(param: str) -> EmptyString:
@@ -65,7 +79,9 @@ def empty_string(param: str) -> EmptyString:
         f"Invalid '{param}': empty string. Expected a string with minimum length 1, but got an"
         " empty string instead."
     )
-    return EmptyString(message, param=param)
+    return anthropic_words(
+        EmptyString(message, param=param), "String should have at least 1 character"
+    )
 
 
 def below_minimum(value: int, param: str, least: int) -> IntegerBelowMinimum:
@@ -75,4 +91,28 @@ def below_minimum(value: int, param: str, least: int) -> IntegerBelowMinimum:
         f"Invalid '{param}': integer below minimum value. Expected a value >= {least}, but got"
         f" {value} instead."
     )
-    return IntegerBelowMinimum(message, param=param)
+    return anthropic_words(
+        IntegerBelowMinimum(message, param=param),
+        f"Input should be greater than or equal to {least}, not {value}",
+    )
+
+
+# What a field should be, in Anthropic's words where OpenAI's differ: a Messages `content`
+# or `system` is a string or content blocks (OpenAI: "array of objects")
+_ANTHROPIC_EXPECTED = {
+    "one of a string or array of objects": "a string or an array of content blocks"
+}
+
+
+def anthropic_path(param: str) -> str:
+    """A field as Anthropic's API names it in its 400s (`messages.0.content.1`, from the
+    pydantic location it validates), where OpenAI's name it `messages[0].content[1]`."""
+    return re.sub(r"\[(\d+)\]", r".\1", param)
+
+
+def anthropic_words(refusal: Refusal, words: str) -> Refusal:
+    """`refusal`, worded for a Messages client as Anthropic's API words a 400: the field's
+    path, a colon, what is wrong ("max_tokens: Field required", "messages: at least one
+    message is required"; `router.translate.events.anthropic_error_body` reads it)."""
+    refusal.anthropic_message = f"{anthropic_path(refusal.param or '')}: {words}"
+    return refusal

@@ -99,9 +99,12 @@ def target_of(config: Config, body: dict[str, Any], headers: Mapping[str, str]) 
             raise BadRequest(
                 f"x-smf-route {quoted(forced, 100)} names no route or backend here; {known}"
             )
-        raise NotFound(
+        unknown = NotFound(
             f"The model {quoted(model, 100)} does not exist here; {known}", param="model"
         )
+        # Anthropic's 404 names the field first ("model: claude-x"), OpenAI's says "The model"
+        unknown.anthropic_message = f"model: {quoted(model, 100)} does not exist here; {known}"
+        raise unknown
     return replace(target, by_header=True) if forced else target
 
 

@@ -199,8 +199,10 @@ def _anthropic_kind(error: RouterError) -> str:
 
 def anthropic_error_body(error: RouterError) -> bytes:
     """`error`'s answer to a Messages client: its body in Anthropic's envelope, a context
-    refusal in Anthropic's words (`context_refusal`: Claude Code compacts on them)."""
-    worded = anthropic_words(error) if is_context_refusal(error) else None
+    refusal in Anthropic's words (`context_refusal`: Claude Code compacts on them), any
+    other refusal of the router's own in them where they differ from OpenAI's
+    (`RouterError.anthropic_message`: a field it checks, an unknown model)."""
+    worded = anthropic_words(error) if is_context_refusal(error) else error.anthropic_message
     return anthropic_error(error.status, error.json(), worded)
 
 

@@ -160,7 +160,7 @@ def test_errors_come_back_in_anthropic_shape(proxy: RunningRouter) -> None:
     raw = httpx.post(f"{proxy.root}/v1/messages", content=b"{not json")
     assert raw.status_code == 400 and raw.json()["type"] == "error"
     raw = httpx.post(f"{proxy.root}/v1/messages", json={"model": "local", "messages": ASK})
-    required = "Missing required parameter: 'max_tokens'."  # OpenAI's words, its envelope
+    required = "max_tokens: Field required"  # Anthropic's words, its envelope
     assert raw.status_code == 400 and raw.json()["error"]["message"] == required
 
 

@@ -45,5 +45,5 @@ def test_messages_still_wants_a_boolean(proxy: RunningRouter) -> None:
     body = {"model": "auto", "max_tokens": 20, "stream": None, "messages": ASK}
     response = httpx.post(f"{proxy.root}/v1/messages", json=body, timeout=30)
     assert response.status_code == 400, response.text
-    said = "Invalid type for 'stream': expected a boolean, but got null instead."
+    said = "stream: Input should be a boolean, not null"  # in Anthropic's words
     assert response.json()["error"]["message"] == said
