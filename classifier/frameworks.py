@@ -7,6 +7,8 @@ framework's reader knows its texts and reads only its own requests:
 
 - crewAI: a task's description and expected output inside its frame, its nudges after a
   tool and at its last iteration passed over (`classifier.crewai`);
+- PraisonAI: a workflow task's description and expected output inside its frame, without
+  the earlier tasks' outputs (`classifier.praisonai`);
 - pydantic-ai: its retry feedback and the summary of a compacted conversation passed over
   (`classifier.pydantic_ai`);
 - instructor: its request to correct a reply that failed validation passed over
@@ -67,6 +69,7 @@ from classifier import (
     marvin,
     mastra,
     openai_agents,
+    praisonai,
     pydantic_ai,
     semantic_kernel,
     smolagents,
@@ -98,6 +101,8 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
     it."""
     sent = message.get("content") if isinstance(message, dict) else None
     task = crewai.task_ask(message, messages)
+    if task is sent:
+        task = praisonai.task_ask(message)
     if task is sent:
         task = smolagents.task_ask(message, messages, system)
     if task is sent:
