@@ -33,6 +33,7 @@ GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer
 MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
 FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
 MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the data it is given"
+MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's background job"
 
 
 class Fixed(NamedTuple):
@@ -60,3 +61,6 @@ MEMORY_SUMMARY_READING = Fixed("instruction", FILE_CONFIDENCE, MEMORY_SUMMARY)
 FIXED_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, FIXED_FORM)
 # Entities, a label or a type of the data given, alike (`classifier.marvin`)
 MARVIN_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, MARVIN_FORM)
+# A memory layer's JSON or summary of a chat routed when it was said, kept local with the
+# user's facts in it (`classifier.mem0`)
+MEMORY_EXTRACTION_READING = Fixed("instruction", FORCED_CONFIDENCE, MEMORY_EXTRACTION)

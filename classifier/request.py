@@ -12,7 +12,8 @@ prompt, jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code, a DS
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
 tool's grader judges an answer, Letta's compaction's summary asks for one fixed form, an n8n
-node's reply or a Marvin extract, classify or cast task's is a given form over a given text);
+node's reply or a Marvin extract, classify or cast task's is a given form over a given text,
+mem0's memory calls are its app's background job);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
 tool no tool offered (`classifier.marvin.own_tools`);
@@ -36,6 +37,7 @@ from classifier import (
     jupyter_ai,
     letta,
     marvin,
+    mem0,
     n8n,
     openhands,
     promptfoo,
@@ -59,6 +61,7 @@ from classifier.fixed import (
     FIXED_FORM_READING,
     GRADER_READING,
     MARVIN_FORM_READING,
+    MEMORY_EXTRACTION_READING,
     MEMORY_SUMMARY_READING,
     TOOL_STEP_READING,
     Fixed,
@@ -229,6 +232,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (letta.summary_request, MEMORY_SUMMARY_READING),
     (n8n.fixed_form, FIXED_FORM_READING),
     (marvin.fixed_form, MARVIN_FORM_READING),
+    (mem0.memory_request, MEMORY_EXTRACTION_READING),
 )
 
 

@@ -16,7 +16,8 @@ answer is about (`classifier.promptfoo`, `classifier.inspect_ai`); and Letta's c
 summary request, a summary in a fixed form whatever it summarizes, instruction
 (`classifier.letta`), as are n8n's extractor and classifier nodes and Marvin's extract,
 classify and cast tasks, a given form over a given text (`classifier.n8n`,
-`classifier.marvin`). Tools
+`classifier.marvin`), and mem0's memory extraction, update and procedural summary, its app's
+background job over a chat already routed (`classifier.mem0`). Tools
 offered with a request that names one (two words of its name, in order, or its whole name in
 "use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
@@ -46,6 +47,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
     FORCED_CONFIDENCE,
     GRADER,
     MARVIN_FORM,
+    MEMORY_EXTRACTION,
     MEMORY_SUMMARY,
     TOOL_STEP,
 )
