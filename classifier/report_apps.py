@@ -57,4 +57,26 @@ given form of given data, as the labelling policy names extraction, classificati
 reformatting; the data is read as the ask. The conversation key hashes a thread's first task
 as sent, its id with it, so two threads of `marvin.run` opening alike are two. Only under
 Marvin's system prompt: a forced call elsewhere is tool_calling, a `<task>` elsewhere Cline's.
+
+### PraisonAI's and mem0's requests
+
+A PraisonAI workflow task (`classifier/praisonai.py`, praisonaiagents 1.7.17) comes in one of
+two frames: "You need to do the following task:", the description, "Expected Output:", the
+expected output; or, given earlier tasks' outputs, "User Input/Topic:", the outputs, "Task:",
+the description, "Expected Output:", the expected output, "IMPORTANT: Your response must be
+about the user's input/topic above. ..."; each ending "Please provide only the final result
+of your work. ...". The description and the expected output are read, a line apart, as a
+crewAI task's; the outputs and its memories' bullets are not. Read whole, a proof task in
+the second frame was instruction 0.48, local. Only a text in the frame exactly, opening and
+ending as PraisonAI's: its single agent's prompt, sent as it is, is read as written.
+
+mem0's memory calls (`classifier/mem0.py`, mem0ai 2.2.1) give instruction (0.97),
+rule-decided: its extraction on every `Memory.add()` (its "You are a Memory Extractor"
+system prompt and its sections, "## Summary" to "# Output:"), its procedural memory
+("Create procedural memory of the above conversation." after its summarization prompt), and
+1.x's fact extraction ("Input:" under its "Information Organizer" prompts) and memory update
+(a user message ending in its instructions, "Do not return anything except the JSON
+format."). Each is the app's background job, a reply in a form mem0 fixes over a chat routed
+when it was said: a given form of given data, as the labelling policy names extraction; read
+by the chat inside, a proof chat's extraction went to the cloud as math.
 """
