@@ -213,4 +213,17 @@ LOSO_VARIANTS: list[tuple[str, ...]] = [
         "0.917",
         "~0",
     ),
+    (
+        "  on the shipped model (team round 10): + team round 11, a vague ask ('fix this', 'any"
+        " idea?', 'make it better', 'translate this', 'send this to ...') before, after or around"
+        " pasted errors, logs, code, drafts, problems, constraints or app data, and 30 greetings"
+        " with no task labelled reasoning (347 rows, 2026-12-06; LOSO at seeds 13 / 14 / 15 over"
+        " the rows before it: 0.7071 / 0.7080 / 0.7079 -> 0.7082 / 0.7073 / 0.7078, as routed"
+        " 0.8029 / 0.8030 / 0.8035 -> 0.8035 / 0.8025 / 0.8026; not shipped: macro-F1 not up at"
+        " seeds 14 and 15; 12 of its 17 probes before and after, 'Hi! Can you help me?'"
+        " tool_calling 0.91 -> 0.74; held-out recorded after the choice)",
+        "0.821",
+        "0.918",
+        "~0",
+    ),
 ]
