@@ -54,6 +54,7 @@ from classifier import (
     opencode,
     openhands,
     qwen,
+    system_ask,
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.harness import has_words, own_words, turn_asks, turn_words
@@ -144,6 +145,8 @@ class Asks(NamedTuple):
     after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
     harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
+    # the asks are system messages: the request holds nothing else (`classifier.system_ask`)
+    in_system: bool = False
 
 
 def user_messages(messages: list[Any], system: System, framed: frameworks.Framed) -> Asks:
@@ -164,7 +167,10 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     (`classifier.message.read_system`), read once for the request and handed to each reader
     that tells its requests by it; `framed`: the
     frameworks whose texts are passed over in their own requests only, read from the body
-    (`classifier.frameworks.framed`: instructor's retries, Strands' nudge)."""
+    (`classifier.frameworks.framed`: instructor's retries, Strands' nudge). A request of
+    system messages alone asks by them (`classifier.system_ask.system_asks`)."""
+    if (alone := system_ask.system_asks(messages)) is not None:
+        return Asks(alone.first, alone.latest, False, False, False, in_system=True)
     latest: object = None
     after_tool: bool | None = None
     passed = 0
@@ -199,12 +205,16 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
-    or a browser-use run's first request (`classifier.browser_use.run_asks`), or None: the
+    or a browser-use run's first request (`classifier.browser_use.run_asks`), or the first
+    system message of a request of system messages alone
+    (`classifier.system_ask.system_asks`), or None: the
     message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`). `system`: the system prompt of `messages`, when
     the caller has read it already (`read_system`), so that it is read once."""
     if (handed := frameworks.handed_asks(messages)) is not None:
         return handed.first
+    if (alone := system_ask.system_asks(messages)) is not None:
+        return alone.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
     system = read_system(messages) if system is None else system

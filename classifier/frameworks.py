@@ -40,7 +40,10 @@ framework's reader knows its texts and reads only its own requests:
   (`classifier.letta`);
 - Marvin: a task read by its instructions out of its frame, an extract, classify or cast
   task by its data, `say()`'s task passed over for the user's message before it
-  (`classifier.marvin`).
+  (`classifier.marvin`);
+- BAML: an ask without the output-format block its typed functions append
+  (`classifier.baml`; its default prompt is one system message, read as the ask,
+  `classifier.system_ask`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -60,6 +63,7 @@ from typing import Any, NamedTuple
 from classifier import (
     adk,
     agno,
+    baml,
     browser_use,
     crewai,
     dspy,
@@ -123,6 +127,8 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
         task = letta.user_words(message, system)
     if task is sent:
         task = marvin.task_ask(message, system)
+    if task is sent:
+        task = baml.task_ask(message)
     return task
 
 

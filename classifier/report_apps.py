@@ -79,4 +79,15 @@ system prompt and its sections, "## Summary" to "# Output:"), its procedural mem
 format."). Each is the app's background job, a reply in a form mem0 fixes over a chat routed
 when it was said: a given form of given data, as the labelling policy names extraction; read
 by the chat inside, a proof chat's extraction went to the cloud as math.
+
+### BAML's requests
+
+Of BAML's requests (`classifier/baml.py`, baml-py 0.226.3), the output-format block its typed
+functions write into the prompt (`{{ ctx.output_format }}`: "Answer in JSON using this
+schema:" and the class in BAML's notation, or its prefixes for an array, a union, an enum's
+categories, a literal, a primitive, "Answer as an int") is cut from the ask read, the words
+before and after it kept: read, a four-line poem ask was instruction 0.77 (local) where alone
+it was prose 0.99, an essay instruction 0.68, a proof 0.45. A prompt that is nothing but the
+block, a custom `prefix=`, and the definitions BAML hoists before the prefix are read as sent.
+A BAML prompt without a role is one system message, read as the ask (item 2).
 """

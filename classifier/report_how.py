@@ -84,7 +84,9 @@ HOW = """\
    features of the latest user message (weight 1), the first user message (0.5) and the
    system prompt (0.15); tool schemas are never features. Tools offered without an ask, or a
    conversation whose last message is a tool result, double the odds of tool_calling.
-   A request with no user words (a system prompt alone) is no task: source `default`.
+   System messages alone are the asks (`system_ask.py`; BAML's prompt was read as nothing),
+   not read again as the system prompt; one only saying who the model is ("You are helpful",
+   tool_calling 0.73 by its length) asks nothing: source `default`, as no words at all.
 3. **Bounds** (`request.py`, `toolset.py`, `features.py`): the first user message among the first 64
    messages, the latest among the last 4,096 (by role alone: an agent's tool loop puts
    thousands of messages after it), 16 content parts, 16 tools (of the first 64: an

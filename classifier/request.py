@@ -156,8 +156,8 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     if asks.first is not asks.latest:
         first, first_cut = read_ask(asks.first, messages, system, asks.aiders)
     system_text = body.get("system") if isinstance(body.get("system"), str) else ""
-    if system.content is not None:  # a system or developer message opens them
-        system_text = content_text(system.content)
+    if system.content is not None and not asks.in_system:  # a system or developer message
+        system_text = content_text(system.content)  # opens them, and is not their ask
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     tool_choice = body.get("tool_choice")

@@ -28,6 +28,7 @@ from classifier.asks import ask_content, first_ask
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
+from classifier.system_ask import system_asks
 from router.record import Api
 from router.routing_headers import session_header
 from router.stored_responses import conversation_of
@@ -136,7 +137,11 @@ def conversation_key(
     `marvin.run` that open with the same words are two conversations; keyed by the
     instructions the classifier reads, they were one (`say()`'s threads open with the user's
     message, no task: two that open alike are one, as two chats of one app that open alike
-    are; Marvin sends no thread id, and `prompt_cache_key` names one)."""
+    are; Marvin sends no thread id, and `prompt_cache_key` names one).
+
+    A request of system messages alone (BAML's default, `classifier.system_ask`) asks by its
+    system prompt: it is hashed as its first ask, as the classifier reads it, and not again
+    as a system prompt, so it keys as the same words sent as a user message do."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session, tab = session_id(body, headers)
@@ -159,11 +164,12 @@ def conversation_key(
     framed = framework is not None
     if framework is not None:
         _hash_part(digest, framework)
+    alone = system_asks(messages) is not None  # system messages alone: they are the asks
     for message in messages:  # the system prompt: what comes before the first user message
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role in ("system", "developer") and not framed:
+        if role in ("system", "developer") and not (framed or alone):
             _hash_part(digest, clockless(_unchanging(str(message.get("content")))))
         elif role == "user":
             first = message

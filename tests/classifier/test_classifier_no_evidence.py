@@ -73,19 +73,27 @@ def test_a_request_with_no_text_is_reported_unknown_not_as_an_intent() -> None:
     assert explain(IMAGE_ONLY)["intent"] == "unknown"
 
 
-@pytest.mark.parametrize(
-    "system", ["You are helpful", "You are a helpful assistant.", "Write a poem about the sea."]
-)
-def test_a_system_prompt_without_a_user_message_is_no_task(system: str) -> None:
+@pytest.mark.parametrize("system", ["You are helpful", "You are a helpful assistant."])
+def test_a_persona_without_a_user_message_is_no_task(system: str) -> None:
     """The system prompt is a weak signal (weight 0.15), but alone it was normalised to full
     weight and decided by its length bucket: "You are helpful" read tool_calling 0.73
-    (`f:len4`), "You are a helpful assistant." prose 0.65 (found in review). With no user
-    words there is no task to classify: the default route, like a lone tool result."""
+    (`f:len4`), "You are a helpful assistant." prose 0.65 (found in review). A system prompt
+    that only says who the model is asks nothing (`classifier.system_ask.persona_only`): the
+    default route, like a lone tool result."""
     lone = {"messages": [{"role": "system", "content": system}]}
     assert classify(lone) == UNKNOWN
     assert explain(lone)["source"] == "default"
     asked = {"messages": [*lone["messages"], {"role": "user", "content": "Fix this bug"}]}
     assert classify(asked).source == "model"  # the same system prompt beside a task is read
+
+
+def test_a_task_without_a_user_message_is_the_ask() -> None:
+    """A request of system messages alone asks by them (BAML's default prompt,
+    `classifier.system_ask`): "Write a poem about the sea." is read as sent by a user."""
+    lone = {"messages": [{"role": "system", "content": "Write a poem about the sea."}]}
+    user = {"messages": [{"role": "user", "content": "Write a poem about the sea."}]}
+    assert classify(lone) == classify(user)
+    assert classify(lone).source == "model"
 
 
 def test_the_metrics_count_unknown_under_its_own_label() -> None:
