@@ -38,7 +38,7 @@ values replaced by words (found in review). So the sentence must ask for the ans
 LangChain's output parsers lead into their schema with a sentence of their own that asks for
 no JSON by itself ("Include the enclosing markdown codeblock:"): their instructions are read
 by their wording (`format_instructions`), and a schema they show is the answer's whatever
-its type.
+its type. So is BAML's output-format block (`baml_schema`), in its own notation.
 
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
 over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
@@ -53,6 +53,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+from router.simulator.baml_schema import baml_schema
 from router.simulator.format_instructions import instructed
 
 _LONGEST = 256 * 1024  # characters of a text scanned for a schema
@@ -137,6 +138,8 @@ def _first_of(user: str, system: str) -> Asked | None:
         parser = instructed(text)
         if parser is not None:
             return Asked(parser.schema, parser.fenced)
+        if (baml := baml_schema(text)) is not None:  # BAML's output format
+            return Asked(baml, fenced=False)
         schema, example = _first_asked(text)
         if schema is not None:
             return Asked(schema.value, _fenced(text, schema, other))
