@@ -32,6 +32,9 @@ the first and the latest ask when it opens the conversation
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
 brief (`classifier.kimi`). Of inspect_ai's multiple-choice prompt, the question and its
 choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`).
+Nor is a tool's result that langroid sends as a user message after the reply requesting the
+tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
+after a tool's result.
 """
 
 from __future__ import annotations
@@ -74,8 +77,9 @@ from classifier.message import (
 # decided alone. 4,096 is ~2,000 rounds, more than a 200k-token window holds at ~100 tokens
 # a round; beyond it, the first user message decides alone, as it did past 64.
 SCAN_ROLES = 4096
-# Whose fixed user message one is (`_fixed`): a coding agent's, or an agent framework's
-_Own = Literal["agent", "framework"] | None
+# Whose fixed user message one is (`_fixed`): a coding agent's, an agent framework's, or a
+# framework's tool result (`classifier.frameworks.tool_result`), its ask before it the latest
+_Own = Literal["agent", "framework", "result"] | None
 
 
 def content_text(content: object) -> str:
@@ -184,7 +188,9 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
             if own is None and _asks(message, aiders):
                 latest = message
                 break
-            harness = harness or (own != "framework" and _has_text(message))
+            if own == "result" and after_tool is None:
+                after_tool = True  # langroid's tool result, a user message
+            harness = harness or (own in ("agent", None) and _has_text(message))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
@@ -262,7 +268,9 @@ def _fixed(
     Kimi CLI's follow-up to a subagent's reply too brief),
     an agent framework's (`classifier.frameworks.passed_over`; instructor's retries and
     Strands' nudge in their own requests, `framed`), which makes the request no agent's
-    session; None for any other."""
+    session, or a framework's tool result sent as a user message
+    (`classifier.frameworks.tool_result`, langroid's), which makes the request one after a
+    tool's result; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index, system) or qwen.passed_over(messages, index):
@@ -273,6 +281,8 @@ def _fixed(
         return "agent"
     if frameworks.passed_over(messages, index, system, framed):
         return "framework"
+    if frameworks.tool_result(messages, index, system):
+        return "result"
     return None
 
 

@@ -43,7 +43,10 @@ framework's reader knows its texts and reads only its own requests:
   (`classifier.marvin`);
 - BAML: an ask without the output-format block its typed functions append
   (`classifier.baml`; its default prompt is one system message, read as the ask,
-  `classifier.system_ask`).
+  `classifier.system_ask`);
+- langroid: a tool's result it sends as a user message, after the reply that requested one of
+  the tools its system prompt lists, read as a tool's result, not an ask (`tool_result`,
+  `classifier.langroid`; its listed tools are offered, `classifier.request`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -69,6 +72,7 @@ from classifier import (
     dspy,
     haystack,
     instructor,
+    langroid,
     letta,
     marvin,
     mastra,
@@ -159,3 +163,11 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or letta.passed_over(messages, index, system)
         or marvin.passed_over(messages, index, system)
     )
+
+
+def tool_result(messages: Sequence[Any], index: int, system: System) -> bool:
+    """Whether the user message `messages[index]` is a tool's result that a framework sends
+    in a user turn (langroid's, `classifier.langroid.tool_result`): passed over as no ask,
+    and the request read as one after a tool's result (`classifier.asks.user_messages`).
+    `system`: the system prompt of `messages` (`task_ask`)."""
+    return langroid.tool_result(messages, index, system)

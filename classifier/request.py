@@ -20,7 +20,9 @@ tool no tool offered (`classifier.marvin.own_tools`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
-bound on tools (`classifier.toolset`).
+bound on tools (`classifier.toolset`). Nor is every tool sent in `tools`: langroid lists its
+tools in its system prompt's text, read as offered by their names, its blocks not read as the
+system prompt (`classifier.langroid`).
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from classifier import (
     gpt_engineer,
     inspect_ai,
     jupyter_ai,
+    langroid,
     letta,
     marvin,
     mem0,
@@ -157,9 +160,12 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         first, first_cut = read_ask(asks.first, messages, system, asks.aiders)
     system_text = body.get("system") if isinstance(body.get("system"), str) else ""
     if system.content is not None and not asks.in_system:  # a system or developer message
-        system_text = content_text(system.content)  # opens them, and is not their ask
+        # opens them, and is not their ask (langroid's tools block is not read as words)
+        system_text = langroid.system_words(content_text(system.content))
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
+    if not tools and (listed := langroid.offered(system)):
+        tools = langroid.as_tools(listed)  # its tools listed in its system prompt's text
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)

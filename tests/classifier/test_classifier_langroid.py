@@ -1,0 +1,113 @@
+"""langroid's requests on the classifier's view alone (`classifier.langroid`): the tools it
+lists in its system prompt's text offered by name, a tool's result it sends as a user message
+read as one (not as the ask), and its blocks (tools, a structured output's schema) not read
+as the system prompt.
+
+Found in a live review of langroid 0.69.16: with its default tools in text, "What is 1234 *
+5678? Use the multiply tool." was math 0.72 (cloud) where the same ask with its tools in
+`tools` (`use_functions_api=True`) is tool_calling 0.90 (local); the tool's result "7006652"
+was read as the new ask, no tool's result.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from classifier import classify
+from classifier.langroid import OUTPUT_SCHEMA, TOOLS, TOOLS_END
+from classifier.request import view
+from tests import recorded
+
+FIXTURES = recorded.FIXTURES / "langroid-0.69.16"
+MULTIPLY = "What is 1234 * 5678? Use the multiply tool."
+PROOF = "Prove that the square root of 2 is irrational."
+SYSTEM = "You are a helpful assistant."
+CODE = "Write a Python function that parses a CSV file into a list of dicts."
+PROSE_RESULT = (
+    "The product has been computed. It is a fairly large number, well over seven million,"
+    " and the calculation finished without any trouble at all."
+)
+
+captured = recorded.loader(FIXTURES)
+
+
+def after_result(body: dict[str, Any], ask: str, result: str) -> dict[str, Any]:
+    """The tool loop's second request `body` with its ask `ask` and its tool's result
+    `result`."""
+    other = copy.deepcopy(body)
+    other["messages"][1]["content"] = ask
+    other["messages"][-1]["content"] = result
+    return other
+
+
+def test_langroids_texts_are_the_ones_it_sends() -> None:
+    """Its tools block and its structured output's instructions, as recorded; no `tools`."""
+    for name in ("tool-turn1.json", "tool-turn2.json", "tool-poem.json", "proof-tool.json"):
+        body = captured(name)
+        system = body["messages"][0]["content"]
+        assert TOOLS in system and system.endswith(TOOLS_END) and "tools" not in body
+    assert OUTPUT_SCHEMA in captured("struct.json")["messages"][0]["content"]
+
+
+def test_the_tools_it_lists_are_offered_by_name() -> None:
+    """The ask names the listed tool: tool_calling by the offered-tool-by-name rule (math
+    0.72 on the cloud, before), as with its tools sent in `tools`."""
+    seen = view(captured("tool-turn1.json"))
+    assert (seen.tool_names, seen.has_tools, seen.system) == ("multiply", True, SYSTEM)
+    intent = classify(captured("tool-turn1.json"))
+    assert (intent.label, intent.source) == ("tool_calling", "rule")
+    proof = view(captured("proof-tool.json"))
+    assert (proof.tool_names, proof.has_tools) == ("proof", True)
+
+
+def test_an_ask_naming_no_tool_is_read_by_its_words() -> None:
+    """A tool listed, an ask that does not name it: prose, as the ask alone."""
+    body = captured("tool-poem.json")
+    assert view(body).has_tools
+    assert classify(body).label == "prose"
+
+
+def test_a_tools_result_is_no_ask() -> None:
+    """The user message after the reply `TOOL: {"request": "multiply", ...}` is the tool's
+    result: the ask before it is read, after a tool's result ("7006652" was the ask,
+    before)."""
+    seen = view(captured("tool-turn2.json"))
+    assert (seen.latest, seen.first, seen.after_tool_result) == (MULTIPLY, "", True)
+    assert classify(captured("tool-turn2.json")).label == "tool_calling"
+
+
+def test_a_prose_result_does_not_change_a_coding_turn() -> None:
+    """A coding ask, its tool's result in prose: still the coding ask read."""
+    body = after_result(captured("tool-turn2.json"), CODE, PROSE_RESULT)
+    seen = view(body)
+    assert (seen.latest, seen.after_tool_result) == (CODE, True)
+    assert classify(body).label == "coding"
+
+
+def test_a_requests_other_shapes_and_other_replies() -> None:
+    """A plain JSON request, in a code fence, with no "TOOL:": a tool's result too; a reply
+    that requests a tool langroid does not list, or no tool, leaves the next message an ask."""
+    body = captured("tool-turn2.json")
+    fenced = copy.deepcopy(body)
+    fenced["messages"][2]["content"] = '```json\n{"a": 1234, "b": 5678, "request": "multiply"}\n```'
+    assert view(fenced).latest == MULTIPLY
+    for reply in ('TOOL: {"request": "divide", "a": 1}', "1234 * 5678 = 7006652", "{not json"):
+        other = copy.deepcopy(body)
+        other["messages"][2]["content"] = reply
+        assert view(other).latest == "7006652"
+
+
+def test_outside_langroids_requests_a_json_reply_is_no_tool_request() -> None:
+    """The same conversation under a system prompt listing no tools: the user message after
+    the reply is the ask, as sent."""
+    body = recorded.with_system(captured("tool-turn2.json"), SYSTEM)
+    seen = view(body)
+    assert (seen.latest, seen.after_tool_result, seen.has_tools) == ("7006652", False, False)
+
+
+def test_the_structured_outputs_schema_is_not_read() -> None:
+    """`agent[Answer]`: its system prompt read without "=== OUTPUT FORMAT INSTRUCTIONS ==="
+    and the schema after it."""
+    seen = view(captured("struct.json"))
+    assert (seen.system, seen.latest) == (SYSTEM, PROOF)
