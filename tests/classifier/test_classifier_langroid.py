@@ -14,7 +14,9 @@ from __future__ import annotations
 import copy
 from typing import Any
 
-from classifier import classify
+import pytest
+
+from classifier import classify, langroid
 from classifier.langroid import OUTPUT_SCHEMA, TOOLS, TOOLS_END
 from classifier.request import view
 from tests import recorded
@@ -111,3 +113,24 @@ def test_the_structured_outputs_schema_is_not_read() -> None:
     and the schema after it."""
     seen = view(captured("struct.json"))
     assert (seen.system, seen.latest) == (SYSTEM, PROOF)
+
+
+def test_the_tools_block_is_read_once_for_a_long_tool_loop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A loop of many tool rounds: the system prompt's tools are read once for the request,
+    not once for each result scanned (`classifier.message.per_text`)."""
+    body = captured("tool-turn2.json")
+    body["messages"][0]["content"] += " "  # a text no earlier request read
+    request, result = body["messages"][2], body["messages"][3]
+    body["messages"] += [copy.deepcopy(message) for _ in range(40) for message in (request, result)]
+    reads: list[int] = []
+    entries = langroid.TOOL_ENTRY
+
+    class Counted:
+        def finditer(self, *args: Any) -> Any:
+            reads.append(1)
+            return entries.finditer(*args)
+
+    monkeypatch.setattr(langroid, "TOOL_ENTRY", Counted())
+    seen = view(body)
+    assert (seen.latest, seen.after_tool_result, seen.tool_names) == (MULTIPLY, True, "multiply")
+    assert len(reads) == 1
