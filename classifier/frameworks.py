@@ -46,7 +46,9 @@ framework's reader knows its texts and reads only its own requests:
   `classifier.system_ask`);
 - langroid: a tool's result it sends as a user message, after the reply that requested one of
   the tools its system prompt lists, read as a tool's result, not an ask (`tool_result`,
-  `classifier.langroid`; its listed tools are offered, `classifier.request`).
+  `classifier.langroid`; its listed tools are offered, `classifier.request`);
+- Griptape: its system prompt read without its sentences on actions, its rulesets' names
+  and rules read (`system_words`, `classifier.griptape`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -70,6 +72,7 @@ from classifier import (
     browser_use,
     crewai,
     dspy,
+    griptape,
     haystack,
     instructor,
     langroid,
@@ -134,6 +137,13 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
     if task is sent:
         task = baml.task_ask(message)
     return task
+
+
+def system_words(system: str) -> str:
+    """The text of a request's system prompt, `system`, as the classifier reads it: without a
+    framework's own sentences when it holds them (langroid's tools block,
+    `classifier.langroid`; griptape's actions, `classifier.griptape`); else as sent."""
+    return griptape.system_words(langroid.system_words(system))
 
 
 def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:

@@ -160,8 +160,9 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         first, first_cut = read_ask(asks.first, messages, system, asks.aiders)
     system_text = body.get("system") if isinstance(body.get("system"), str) else ""
     if system.content is not None and not asks.in_system:  # a system or developer message
-        # opens them, and is not their ask (langroid's tools block is not read as words)
-        system_text = langroid.system_words(content_text(system.content))
+        # opens them, and is not their ask (a framework's own sentences in it are not read as
+        # words: langroid's tools block, griptape's actions, `frameworks.system_words`)
+        system_text = content_text(system.content)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     if not tools and (listed := langroid.offered(system)):
@@ -176,7 +177,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     return RequestView(
         latest=latest,
         first=first,
-        system=str(system_text)[:SYSTEM_CHARS],
+        system=frameworks.system_words(str(system_text))[:SYSTEM_CHARS],
         tool_names=names,
         has_tools=bool(tools) and tool_choice != "none",
         tool_forced=tool_forced,

@@ -17,15 +17,15 @@ summary request, a summary in a fixed form whatever it summarizes, instruction
 (`classifier.letta`), as are n8n's extractor and classifier nodes and Marvin's extract,
 classify and cast tasks, a given form over a given text (`classifier.n8n`,
 `classifier.marvin`), and mem0's memory extraction, update and procedural summary, its app's
-background job over a chat already routed (`classifier.mem0`). Tools
-offered with a request that names one (two words of its name, in order, or its whole name in
-"use the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
+background job over a chat already routed (`classifier.mem0`). Tools offered with a request
+that names one (two words of its name, in order, or its whole name or a part of it in "use
+the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
 present are only a weak prior: coding agents send their tool schemas on every turn, their
 descriptions are never compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
-in a user turn, say the request comes from a coding agent's session (`session_intent`), where
-an ask that names a source file ("add a main guard to haiku.py") is coding whatever the
-model reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its
+in a user turn, say the request comes from a coding agent's session (`session_intent`),
+where an ask that names a source file ("add a main guard to haiku.py") is coding whatever
+the model reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its
 asks are tool_calling unless the model clearly reads other work (`session_intent`).
 """
 
@@ -54,6 +54,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
 from classifier.intent import INTENTS, Intent
 from classifier.request import RequestView
 from classifier.source_files import named_source_file
+from classifier.tool_parts import asked_part
 
 ASKED_CONFIDENCE = 0.9
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
@@ -95,6 +96,9 @@ _STOP_TEXT = (
 _STOP = frozenset(_STOP_TEXT.split())
 _CAMEL = re.compile(r"(?=[A-Z])")
 _NAME_BREAKS = str.maketrans("_-.", "   ")
+# How much of the latest ask is looked at for a tool asked for by its name's parts
+# (`classifier.tool_parts`): its opening, as for two words of a name
+_PART_CHARS = 600
 
 
 @lru_cache(maxsize=256)
@@ -138,14 +142,16 @@ def _pairs(words: list[str]) -> Iterator[tuple[str, str]]:
 
 def asks_for_tools(v: RequestView) -> str | None:
     """Why the latest message asks for the offered tools, or None if it does not: an asking
-    phrase, an offered tool's whole name in one ("use the multiply tool": `_named_phrase`), or
-    two content words of a tool's name, one after the other as in the name ("the current
-    weather" names `get_current_weather`). Names, not descriptions: an agent's tools are
-    described in everyday words, and two of them in common with an ask made "Make the
-    export command write a CSV file" tool_calling (found in review). In order and together,
-    not anywhere: with a `todo_write` tool offered, "write a todo app" names none. And never
-    an agent's built-in tools (`classifier.harness_tools.HARNESS_TOOLS`): "store the todo
-    write timestamp" is no call of Claude Code's TodoWrite, nor "use the Bash tool" one."""
+    phrase, an offered tool's whole name in one ("use the multiply tool": `_named_phrase`) or a
+    part of its name ("use the calculator" for griptape's `CalculatorTool_calculate`:
+    `classifier.tool_parts`), or two content words of a tool's name, one after the other as
+    in the name ("the current weather" names `get_current_weather`). Names, not
+    descriptions: an agent's tools are described in everyday words, and two of them in
+    common with an ask made "Make the export command write a CSV file" tool_calling (found
+    in review). In order and together, not anywhere: with a `todo_write` tool offered,
+    "write a todo app" names none. And never an agent's built-in tools
+    (`classifier.harness_tools.HARNESS_TOOLS`): "store the todo write timestamp" is no call
+    of Claude Code's TodoWrite, nor "use the Bash tool" one."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:
@@ -154,6 +160,8 @@ def asks_for_tools(v: RequestView) -> str | None:
     if by_name is not None and (found := by_name.search(v.latest)):
         name = found["tool"] or found["function"]
         return f"asks for an offered tool by its name: {name.lower()}"
+    if (part := asked_part(v.tool_names, v.latest[:_PART_CHARS])) is not None:
+        return f"asks for an offered tool by its name's part: {part}"
     named = tool_words(v.tool_names)
     if not named:
         return None
