@@ -13,8 +13,11 @@ HOW = """\
    asks for them (phrases such as "look up", "send an email", an offered tool's whole name
    in "use / call / run / with the <name> tool", or in an imperative "use / call / run the
    <name> function" ("what's wrong with the search function" asks about code): "use the
-   multiply tool" with `multiply` offered, or two words of a tool's name in their order:
-   "the current weather" names `get_current_weather`) gives tool_calling (0.90).
+   multiply tool" with `multiply` offered; a part of its name so, or the part a `Tool` word
+   ends bare after an imperative "use": "use the calculator" or "use the calculate tool"
+   with griptape's `CalculatorTool_calculate` (`tool_parts.py`), not "use the search
+   results"; or two words of a tool's name in their order: "the current weather" names
+   `get_current_weather`) gives tool_calling (0.90).
    Descriptions are not compared: an agent's are in everyday words ("command", "file",
    "list"), which any coding task shares. Nor are the coding agents' built-in tools
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words
@@ -268,6 +271,11 @@ HOW = """\
    user's words, as a title call is, goes where its turn goes. The conversation key leaves
    out the data in Mastra's working memory (`<working_memory_data>`), which its model
    updates during a conversation, as it leaves out a prompt's dates.
+   Of griptape's system prompt (`classifier/griptape.py`), its sentences on actions ("You
+   can think step-by-step and execute actions ..." to "NEVER reference tags in other action
+   input values."), a tool task's opening, its meta memory and the lines around its
+   rulesets ("When responding, always use rules from the following rulesets.", "Rule #1")
+   are not read; a ruleset's name and rules are.
    Of a Semantic Kernel Magentic manager's requests (`classifier/semantic_kernel.py`), the
    run's task is read in each prompt that holds it (the facts survey, "Below I will present
    you a request. ... Here is the request:"; the progress check, "Recall we are working on
