@@ -23,8 +23,12 @@ from router.refusals import passed_over
 
 def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """The error the client is told (`_chosen`), a backend's 5xx naming that backend
-    (`named`)."""
-    return named(_chosen(errors))
+    (`named`), marked `deadline_met` when a deadline ended any of the attempts, whichever
+    error is told: a backend that hung, then another's 500, is still a hang the client's
+    retry would wait out again (`router.api.errors.error_headers`)."""
+    error = named(_chosen(errors))
+    error.deadline_met = any(isinstance(e, Timeout) for e in errors)
+    return error
 
 
 def with_passed_over(error: UpstreamError, plan: Plan) -> UpstreamError:

@@ -157,7 +157,7 @@ def test_fault(
     else:
         assert isinstance(error, openai.APIStatusError), f"expected an error, got {served}"
         assert error.status_code == expect.status
-        _check_retry_advice(fault, error.response.headers)
+        _check_retry_advice(fault, error.status_code, error.response.headers)
         body = error.response.json()
         assert set(body["error"]) >= {"message", "type", "code"}
         if expect.code:
@@ -167,9 +167,14 @@ def test_fault(
     assert _requests(cloud) - before_cloud == (1 if expect.served_by == "cloud" else 0)
 
 
-def _check_retry_advice(fault: str, headers: httpx.Headers) -> None:
-    """After a rate limit the client may retry once the backend's wait is over; after
-    anything else the router already tried every fallback and says so."""
+def _check_retry_advice(fault: str, status: int, headers: httpx.Headers) -> None:
+    """After a rate limit the client may retry once the backend's wait is over; after a
+    fast failure (a 5xx answer, a reset, a cut: the 502s) the SDK's own 5xx rule retries,
+    as against the backend itself; after a deadline (the 504s), an overload naming no wait
+    or a refusal the router already tried every fallback and says a retry is futile."""
+    if status == 502:
+        assert "x-should-retry" not in headers
+        return
     if not fault.startswith("rate_limit"):
         assert headers.get("x-should-retry") == "false"
         return

@@ -1,0 +1,137 @@
+"""An exhausted plan's error lets the client's SDK retry a fast transient failure.
+
+Every 502 of a plan whose backends all failed said `x-should-retry: false`, which the
+openai and anthropic SDKs honour before their status rules: one transient 500 from a
+named backend (or a route's only one) ended the client's call, where against that backend
+itself the SDK would have retried twice with backoff (ragas 0.4.3 scored NaN after one
+request, found live). A 5xx answer, a reset or a cut now carries no `x-should-retry` (the
+SDK's own 5xx rule); a plan any of whose attempts a deadline ended keeps `false`, since a
+retry waits the deadline out again (`router.api.errors.worth_retrying`). Real sockets on
+127.0.0.1: the router, two simulators (`local`, `cloud`; short deadlines), the official
+openai SDK with its retries on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import httpx
+import openai
+import pytest
+
+from tests.harness import Running, RunningRouter
+from tests.router.faulty_pair import FAST, ask, faulty_pair
+
+
+@pytest.fixture(scope="module")
+def setup(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[dict[str, Running], RunningRouter]]:
+    with faulty_pair(tmp_path_factory.mktemp("retry5xx")) as pair:
+        yield pair
+
+
+def _client(router: RunningRouter, retries: int, on_error: Callable[[], None]) -> openai.OpenAI:
+    """The SDK as an agent runs it, `retries` on; `on_error` runs when an error answer
+    arrives, before the SDK decides whether to retry it."""
+
+    def heard(response: httpx.Response) -> None:
+        if response.status_code >= 500:
+            on_error()
+
+    http = httpx.Client(trust_env=False, timeout=30, event_hooks={"response": [heard]})
+    return openai.OpenAI(base_url=router.url, api_key="none", max_retries=retries, http_client=http)
+
+
+def _clear(*servers: Running) -> None:
+    for server in servers:
+        server.control("faults", {"fault": None})
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_one_500_from_a_named_backend_is_retried_by_the_sdk(
+    setup: tuple[dict[str, Running], RunningRouter], stream: bool
+) -> None:
+    """A single 500: the fault is cleared once the router's 502 reaches the client, and the
+    SDK's retry is served by the same backend (two requests reached it)."""
+    backends, router = setup
+    local = backends["local"]
+    before = local.completions()
+    local.control("faults", {"fault": "server_error"})
+    seen: list[str] = []
+
+    def once() -> None:
+        seen.append("5xx")
+        _clear(local)
+
+    try:
+        served, error = ask(_client(router, 2, once), "local", stream)
+    finally:
+        _clear(local)
+    assert error is None, f"the SDK gave up: {error}"
+    assert served == "local"
+    assert seen == ["5xx"]
+    assert local.completions() - before == 2
+
+
+@pytest.mark.parametrize("fault", ["server_error", "reset", "cut_stream"])
+def test_a_plan_that_failed_fast_leaves_the_retry_to_the_sdk(
+    setup: tuple[dict[str, Running], RunningRouter], fault: str
+) -> None:
+    """Both backends of a route failing fast: a 502 with no `x-should-retry`, and the SDK
+    (one retry) tries the whole plan again."""
+    backends, router = setup
+    local, cloud = backends["local"], backends["cloud"]
+    before = local.completions(), cloud.completions()
+    for server in (local, cloud):
+        server.control("faults", {"fault": fault})
+    try:
+        served, error = ask(_client(router, 1, lambda: None), "coding", stream=False)
+    finally:
+        _clear(local, cloud)
+    assert served is None and isinstance(error, openai.APIStatusError)
+    assert error.status_code == 502
+    assert "x-should-retry" not in error.response.headers
+    assert (local.completions() - before[0], cloud.completions() - before[1]) == (2, 2)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_a_hang_still_says_do_not_retry(
+    setup: tuple[dict[str, Running], RunningRouter], stream: bool
+) -> None:
+    """A first token later than `first_token_s` (1.2 s here): retrying would wait it out
+    again, so `x-should-retry: false`, and the SDK, retries on, sends one request."""
+    backends, router = setup
+    local = backends["local"]
+    before = local.completions()
+    local.control("faults", {"fault": "slow_first_token:5"})
+    try:
+        served, error = ask(_client(router, 2, lambda: None), "local", stream)
+    finally:
+        _clear(local)
+    assert served is None and isinstance(error, openai.APIStatusError)
+    assert error.status_code == 504
+    assert error.response.headers["x-should-retry"] == "false"
+    assert local.completions() - before == 1
+
+
+def test_a_hang_beside_a_500_still_says_do_not_retry(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    """`local` hangs past `first_token_s`, then `cloud` answers 500: the 502 the client is
+    told is cloud's, but a retry would wait out local's deadline again."""
+    backends, router = setup
+    local, cloud = backends["local"], backends["cloud"]
+    assert FAST["first_token_s"] < 5
+    before = local.completions(), cloud.completions()
+    local.control("faults", {"fault": "slow_first_token:5"})
+    cloud.control("faults", {"fault": "server_error"})
+    try:
+        served, error = ask(_client(router, 2, lambda: None), "coding", stream=False)
+    finally:
+        _clear(local, cloud)
+    assert served is None and isinstance(error, openai.APIStatusError)
+    assert error.status_code == 502
+    assert error.response.json()["error"]["code"] == "upstream_error"
+    assert error.response.headers["x-should-retry"] == "false"
+    assert (local.completions() - before[0], cloud.completions() - before[1]) == (1, 1)
