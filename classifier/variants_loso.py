@@ -226,4 +226,14 @@ LOSO_VARIANTS: list[tuple[str, ...]] = [
         "0.918",
         "~0",
     ),
+    (
+        "    without its 30 greetings, whose label no policy has agreed (317 rows, 2026-12-06;"
+        " LOSO at seeds 13 / 14 / 15 over the same rows: 0.7071 / 0.7080 / 0.7079 -> 0.7082 /"
+        " 0.7078 / 0.7073, as routed 0.8029 / 0.8030 / 0.8035 -> 0.8034 / 0.8028 / 0.8029; not"
+        " shipped: macro-F1 not up at seeds 14 and 15; 11 of its 14 probes before and after,"
+        " 'Hi! Can you help me?' still tool_calling 0.91; held-out recorded after the choice)",
+        "0.820",
+        "0.917",
+        "~0",
+    ),
 ]
