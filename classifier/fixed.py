@@ -29,7 +29,10 @@ TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
-GRADER = "an eval tool's grader (promptfoo's, inspect_ai's): it judges an answer against criteria"
+GRADER = (
+    "an eval tool's grader (promptfoo's, inspect_ai's, deepeval's, ragas's): it judges an"
+    " answer against criteria"
+)
 MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
 FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
 MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the data it is given"

@@ -37,8 +37,11 @@ HOW = """\
    step does by its `tool_choice`: its reply must name one of the tools its instructions
    offer ("finish" among them), whatever the task.
    An eval tool's grader's request, told exactly (`promptfoo.py`: `llm-rubric`, `factuality`,
-   `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`), gives
-   reasoning (0.97) whatever it grades: a code answer's grade was coding, on the local model.
+   `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`;
+   `deepeval.py`: AnswerRelevancy's, Faithfulness' and GEval's templates; `ragas.py`:
+   Faithfulness', ResponseRelevancy's and AspectCritic's instructions in its prompt frame),
+   gives reasoning (0.97) whatever it grades: a code answer's grade was coding, on the local
+   model, and deepeval's judges instruction, by their JSON directive.
    A coding agent's session (three or more of those tools offered, opencode's, Continue's
    (its editor's agent mode and its CLI, `cn`, also under `-p` or `--readonly`, which offer
    no file edits), Goose's, OpenHands' (its CodeAct agent's and its SDK's, 1.x: `terminal`,

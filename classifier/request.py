@@ -11,8 +11,9 @@ found by `_FIXED`: a smolagents CodeAgent's step, Shell-GPT's shell or code role
 prompt, jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code, a DSPy ReAct step
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
-tool's grader judges an answer, Letta's compaction's summary asks for one fixed form, an n8n
-node's reply or a Marvin extract, classify or cast task's is a given form over a given text,
+tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's) judges an answer,
+Letta's compaction's summary asks for one fixed form, an n8n node's reply or a Marvin
+extract, classify or cast task's is a given form over a given text,
 mem0's memory calls are its app's background job);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
@@ -32,6 +33,7 @@ from typing import Any, NamedTuple
 
 from classifier import (
     browser_use,
+    deepeval,
     dspy,
     frameworks,
     gpt_engineer,
@@ -44,6 +46,7 @@ from classifier import (
     n8n,
     openhands,
     promptfoo,
+    ragas,
     shell_gpt,
     smolagents,
     vanna,
@@ -220,9 +223,14 @@ def _picks_tool(messages: list[Any], system: System) -> bool:
 
 
 def _grades(messages: list[Any], system: System) -> bool:
-    """Whether an eval tool's grader sent the request (`classifier.fixed.GRADER`), told by
-    its messages alone."""
-    return promptfoo.grades(messages) or inspect_ai.grades(messages)
+    """Whether an eval tool's grader or judge sent the request (`classifier.fixed.GRADER`):
+    promptfoo's, inspect_ai's, deepeval's or ragas's, told by its messages alone."""
+    return (
+        promptfoo.grades(messages)
+        or inspect_ai.grades(messages)
+        or deepeval.grades(messages)
+        or ragas.grades(messages)
+    )
 
 
 # Each app's detector and the reading it fixes, in the order they are tried: the first found

@@ -1,9 +1,10 @@
 """An eval tool's fixed template with its placeholders filled, told exactly.
 
 Eval tools wrap what they test or grade in texts of their own (`classifier.inspect_ai`,
-`classifier.promptfoo`): a multiple-choice question inside an answer-format directive, an
-answer to grade inside a judge's instructions. Read as written, those texts decided the
-intent (found running inspect_ai and promptfoo against the router). Each template is kept
+`classifier.promptfoo`, `classifier.deepeval`, `classifier.ragas`): a multiple-choice
+question inside an answer-format directive, an answer to grade inside a judge's
+instructions. Read as written, those texts decided the intent (found running inspect_ai,
+promptfoo, deepeval and ragas against the router). Each template is kept
 as its tool's source writes it and split at its placeholders into the fixed texts between
 them (`fixed_parts`); a text is the template filled (`fills`) when it opens with the first,
 ends with the last and holds the others in order, whatever the values are. Only then: a
@@ -13,8 +14,14 @@ user who types a template's opening and words of their own is asking those words
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
+from typing import Any
 
 from classifier.message import part_text, scanned_at
+
+# The most messages a judge's request holds: its one user message after a model's own system
+# messages (or instructor's, `classifier.ragas`)
+JUDGE_MESSAGES = 3
 
 
 def fixed_parts(template: str, placeholder: re.Pattern[str]) -> tuple[str, ...]:
@@ -77,3 +84,19 @@ def _text_at(content: object) -> int | None:
         return None
     found = [at for at in scanned_at(len(content)) if part_text(content[at]) is not None]
     return found[0] if len(found) == 1 else None
+
+
+def judged_text(messages: Sequence[Any]) -> str | None:
+    """The text of a judge's one user message (`text_of`), when `messages` are that message
+    after two system (or developer) messages at most: how deepeval and ragas send their
+    judges' templates (`classifier.deepeval`, `classifier.ragas`); None for any other."""
+    if not messages or len(messages) > JUDGE_MESSAGES:
+        return None
+    last = messages[-1]
+    if not isinstance(last, dict) or last.get("role") != "user":
+        return None
+    if not all(
+        isinstance(m, dict) and m.get("role") in ("system", "developer") for m in messages[:-1]
+    ):
+        return None
+    return text_of(last.get("content"))

@@ -1,6 +1,7 @@
 """Eval tools' requests through the router: inspect_ai's multiple-choice questions are served
 as their question is, its and promptfoo's graders' requests as reasoning, whatever they grade
-(`classifier.inspect_ai`, `classifier.promptfoo`).
+(`classifier.inspect_ai`, `classifier.promptfoo`), and deepeval's and ragas's judges'
+(`classifier.deepeval`, `classifier.ragas`).
 
 Found running inspect_ai 0.3.285 and promptfoo 0.121.20 against the router: every
 multiple-choice question was instruction and stayed local, a code answer's grade was coding
@@ -24,6 +25,7 @@ from tests.harness import RunningRouter
 
 FIXTURES = recorded.FIXTURES
 INSPECT, PROMPTFOO = "inspect-ai-0.3.285", "promptfoo-0.121.20"
+DEEPEVAL, RAGAS = "deepeval-4.3.1", "ragas-0.4.3"
 
 
 def captured(tool: str, name: str) -> dict[str, Any]:
@@ -64,6 +66,10 @@ def test_a_multiple_choice_question_is_served_as_its_question(
         (PROMPTFOO, "closedqa-code.json"),  # a system message alone: unknown, local before
         (PROMPTFOO, "g-eval-steps.json"),
         (INSPECT, "model-graded-qa-code.json"),  # over the Responses API; coding, local before
+        (DEEPEVAL, "geval-steps.json"),  # instruction, local before, whatever it graded
+        (DEEPEVAL, "faithfulness-claims.json"),  # a code answer's claims: instruction, local
+        (RAGAS, "aspect-critic-code.json"),  # coding 0.93, local before
+        (RAGAS, "factory-faithfulness-nli.json"),  # instructor's system message first
     ],
 )
 def test_a_graders_request_is_served_as_reasoning_whatever_it_grades(
