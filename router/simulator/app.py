@@ -183,9 +183,9 @@ class Simulator:
             model, from_model = split_model(ask.model)
         except FaultError as exc:
             raise ApiError(400, "bad_request", str(exc), "model") from None
-        fault = self._fault(req, from_model)
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
+        fault = self._fault(req, from_model)
         if fault is not None and fault.name == "hold":
             fault = await self.gate.wait()  # until POST /sim/release: as usual, or its fault
             if fault is not None:
@@ -220,9 +220,11 @@ class Simulator:
 
     def _fault(self, req: Request, from_model: Fault | None) -> Fault | None:
         control = self.control
-        try:  # the configured default fault is control.fault until changed at runtime
-            header = req.headers.get("x-sim-fault")
-            fault = choose(header, from_model, control.fault, None, control.rates, self._rng)
+        header = req.headers.get("x-sim-fault")
+        # a request with its own fault takes none of a transient fault's `times` (control.py)
+        runtime = control.fault if header or from_model else control.take_fault()
+        try:
+            fault = choose(header, from_model, runtime, None, control.rates, self._rng)
         except FaultError as exc:
             raise ApiError(400, "bad_request", str(exc), "x-sim-fault") from None
         if fault is not None:

@@ -2,7 +2,8 @@
 scripted replies, `down`, a `/metrics` that hangs.
 
 Served under `/sim/` (never a real backend path): `GET /sim/stats`, `POST /sim/faults`
-`{"fault": "NAME[:ARG]"|null, "rates": {...}, "down": bool, "for_s": S, "hang_metrics": bool}`,
+`{"fault": "NAME[:ARG]"|null, "times": N, "rates": {...}, "down": bool, "for_s": S,
+"hang_metrics": bool}`,
 `POST /sim/quality` `{"suite": q, ...}`, `POST /sim/replies` `{"prompt": "answer text"|null,
 ...}` (null forgets a prompt's reply), `POST /sim/release` `{"fault": "NAME[:ARG]"|null}`
 (every request the `hold` fault holds goes on, served as usual or meeting that fault),
@@ -13,6 +14,20 @@ Each answers with the stats and the state after it.
 exporter, a scrape path a proxy holds) while everything else, `/health` included, answers
 as usual: what a router's capacity polls must outlast without the other backends' readings
 going stale. False answers again; `POST /sim/reset` too.
+
+`times` makes the fault transient, a backend's blip (one 500, one 429, one cut stream: what
+an SDK's retry is for): `{"fault": "server_error", "times": 1}` fails the next request only,
+then the default fault that was set before (or none) applies again, with no clearing call
+racing the client's retry. What counts is a request whose fault is chosen by the runtime
+default (`Simulator._fault`): one to a generation API (chat, completions, Messages,
+Responses) that passed authorization, its body's validation and the model-name check, and
+carries no fault of its own (`x-sim-fault`, a `+NAME` model suffix). `/health`, `/models`,
+`/metrics`, `/tokenize` and `/sim/` never count. Each such request takes one in
+`Control.take_fault`, with no await between the check and the decrement, so under any
+number of concurrent requests exactly `times` meet the fault. The state shows what is left
+(`"transient": {"fault": ..., "left": N}`, null once spent). A `fault` without `times`
+(null included) sets the default and drops a transient fault still pending; `POST
+/sim/reset` drops it too. `times` is a whole number from 1 and needs a fault named with it.
 """
 
 from __future__ import annotations
@@ -34,6 +49,8 @@ class Control:
     quality: dict[str, float] = field(default_factory=dict)
     replies: dict[str, str] = field(default_factory=dict)  # stripped prompt -> answer text
     hang_metrics: bool = False  # `/metrics` never answers
+    transient: Fault | None = None  # `times`: before `fault`, for `transient_left` requests
+    transient_left: int = 0
 
     @classmethod
     def from_settings(cls, settings: SimSettings) -> Control:
@@ -43,9 +60,31 @@ class Control:
         replies = {prompt.strip(): text for prompt, text in settings.replies.items()}
         return cls(fault, dict(settings.fault_rates), dict(settings.quality), replies)
 
+    def take_fault(self) -> Fault | None:
+        """The runtime fault of one request, taking one of a transient fault's requests:
+        the only place the count goes down, synchronous so concurrent requests take one each."""
+        transient = self.transient
+        if transient is None:
+            return self.fault
+        self.transient_left -= 1
+        if self.transient_left <= 0:
+            self.transient, self.transient_left = None, 0
+        return transient
+
+    def set_fault(self, fault: Fault | None, times: int | None) -> None:
+        """The default fault (`times` None), dropping a pending transient one; or a
+        transient fault for the next `times` requests, the default kept for after."""
+        if times is None:
+            self.fault, self.transient, self.transient_left = fault, None, 0
+        else:
+            self.transient, self.transient_left = fault, times
+
     def as_dict(self) -> dict[str, Any]:
+        transient = self.transient
+        left = {"fault": transient.spec, "left": self.transient_left} if transient else None
         return {
             "fault": self.fault.spec if self.fault else None,
+            "transient": left,
             "rates": self.rates,
             "quality": self.quality,
             "replies": len(self.replies),  # a count: a scripted answer may be long
@@ -65,11 +104,15 @@ def apply_faults(control: Control, body: Any) -> DownOrder | None:
     """Apply a `POST /sim/faults` body; raises FaultError on anything malformed."""
     if not isinstance(body, dict):
         raise FaultError("body must be a JSON object")
+    times = _times(body)
     if "fault" in body:
         spec = body["fault"]
         if spec is not None and not isinstance(spec, str):
             raise FaultError("fault must be a string or null")
-        control.fault = faults.parse(spec) if spec else None
+        fault = faults.parse(spec) if spec else None
+        if fault is None and times is not None:
+            raise FaultError("times needs a fault to apply that many times")
+        control.set_fault(fault, times)
     if "rates" in body:
         rates = body["rates"] or {}
         if not isinstance(rates, dict) or not all(
@@ -91,6 +134,19 @@ def apply_faults(control: Control, body: Any) -> DownOrder | None:
     if for_s is not None and (not isinstance(for_s, int | float) or for_s <= 0):
         raise FaultError("for_s must be a positive number of seconds")
     return DownOrder(bool(body["down"]), None if for_s is None else float(for_s))
+
+
+def _times(body: dict[str, Any]) -> int | None:
+    """`times` of a `POST /sim/faults` body: None when absent, else a whole number from 1
+    sent with a `fault`; raises FaultError naming the field."""
+    if "times" not in body or body["times"] is None:
+        return None
+    times = body["times"]
+    if isinstance(times, bool) or not isinstance(times, int) or times < 1:
+        raise FaultError(f"times must be a whole number of requests from 1, not {times!r}")
+    if "fault" not in body:
+        raise FaultError("times needs a fault to apply that many times")
+    return times
 
 
 def released_fault(body: Any) -> Fault | None:

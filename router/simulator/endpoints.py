@@ -227,7 +227,8 @@ async def control(sim: Simulator, req: Request, resp: Response) -> None:
 def reset(sim: Simulator) -> None:
     sim.stats.reset()
     fresh = Control.from_settings(sim.settings)
-    sim.control.fault, sim.control.rates = fresh.fault, fresh.rates
+    sim.control.set_fault(fresh.fault, None)  # a pending transient fault dropped too
+    sim.control.rates = fresh.rates
     sim.control.quality.clear()
     sim.control.quality.update(fresh.quality)
     sim.control.replies = fresh.replies

@@ -12,6 +12,10 @@ vLLM's). The `down` fault refuses each request; `POST /sim/faults {"down": true,
 
 Precedence: the `x-sim-fault` header, then a `model+NAME[:ARG]` suffix, then the default set
 at runtime (`POST /sim/faults`), then `SimSettings.fault`, then a draw from the fault rates.
+A runtime fault may be transient: `POST /sim/faults {"fault": "server_error", "times": 1}`
+fails the next generation request that carries no fault of its own (not `/health` nor
+`/models`), then the default before it (or none) applies again: a blip, one 500, 429 or cut
+stream, for an SDK's retry to get past (`control.py` says which requests count).
 
 | name | what the client sees |
 |---|---|
