@@ -2,7 +2,8 @@
 
 Pipeline for every generation API: parse → choose fault → model check → held until
 released (`hold`) → early faults → context window → capacity slot → first-token delay →
-answer → deliver (paced, maybe broken).
+answer → deliver (paced, maybe broken). What a fault answers in place of a generation is
+`fault_answers`; the `/sim/` control endpoints are `endpoints.control` over `control`.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from functools import partial
 
 import orjson
 
-from router.simulator import endpoints, playback, servers
+from router.simulator import endpoints, playback
 from router.simulator.answer import Prompt, Reply, compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
@@ -27,7 +28,6 @@ from router.simulator.control import Control
 from router.simulator.errors import (
     ApiError,
     Flavor,
-    echo_error,
     echoed_credentials,
     echoed_names,
     missing_model,
@@ -35,7 +35,8 @@ from router.simulator.errors import (
     render,
     sse_error,
 )
-from router.simulator.faults import ECHOES, IN_BAND, Fault, FaultError, choose, split_model
+from router.simulator.fault_answers import early_fault, error_event
+from router.simulator.faults import ECHOES, Fault, FaultError, choose, split_model
 from router.simulator.generation import (
     Ask,
     Choice,
@@ -193,7 +194,7 @@ class Simulator:
         if fault is not None and fault.name in ECHOES:
             echo = echoed_credentials(req.headers, req.path, req.query)
             fault = replace(fault, echo=echo, echo_names=echoed_names(req.headers))
-        if fault is not None and await self._early_fault(fault, ask, resp):
+        if fault is not None and await early_fault(fault, ask, resp, self.settings.window):
             return
         self._check_window(ask, api.name)
         if ask.refusal is not None:  # vLLM's engine's, of a structured-output constraint:
@@ -230,36 +231,6 @@ class Simulator:
         if fault is not None:
             self.stats.by_fault[fault.name] += 1
         return fault
-
-    async def _early_fault(self, fault: Fault, ask: Ask, resp: Response) -> bool:
-        """Faults that strike before any generation. True when the request is dealt with."""
-        name = fault.name
-        if name in ("reset", "down"):
-            resp.reset()
-            return True
-        if name == "no_response":
-            await resp.hang()
-            return True
-        if name == "rate_limit":
-            raise ApiError(429, "rate_limit", _rate_message(fault.value), retry_after=fault.value)
-        if name == "rate_limit_no_retry_after":
-            raise ApiError(429, "rate_limit", _rate_message(1.0))
-        if name == "server_error":
-            status = int(fault.value)
-            raise ApiError(status, "overloaded" if status in (503, 529) else "server_error")
-        if name == "overloaded":
-            raise ApiError(503, "overloaded", retry_after=fault.value)
-        if name == "bad_request":
-            raise ApiError(400, "bad_request", "The request was refused (the bad_request fault).")
-        if name in IN_BAND and not ask.stream:
-            raise self._error_event(fault)
-        if name == "context_length" or name in servers.SERVERS:
-            window = self.settings.window
-            too_many = max(ask.prompt_tokens, window + 1)
-            if name in servers.SERVERS:  # another server's words, whatever the profile
-                raise servers.overflow(name, window, too_many, ask.max_tokens)
-            raise ApiError(400, "context_length", window=window, prompt_tokens=too_many)
-        return False
 
     def _check_window(self, ask: Ask, api: str) -> None:
         """A prompt over the window is refused everywhere; vLLM also refuses, on every API
@@ -378,23 +349,8 @@ class Simulator:
     def _failure(self, api: Api, flavor: Flavor, fault: Fault, sequence: int) -> bytes:
         """The in-band error that `error_event` ends a stream with, worded by the profile;
         `sequence` is the Responses `sequence_number` of the event it takes the place of."""
-        err = self._error_event(fault)
+        err = error_event(fault, self.settings.window)
         return sse_error(api.name, flavor, err, self.settings.profile, sequence)
-
-    def _error_event(self, fault: Fault) -> ApiError:
-        """The error `error_event[:N[:STATUS]]` stands for (a 500 by default); for
-        `echo_credentials` faults one of that status saying what the request carried."""
-        status = fault.status or 500
-        if fault.name in ECHOES:
-            return echo_error(fault.name, status, fault.echo, fault.echo_names)
-        if status == 429:
-            return ApiError(429, "rate_limit", _rate_message(1.0))
-        if status in (503, 529):
-            return ApiError(status, "overloaded", "Overloaded")
-        if status == 400:
-            window = self.settings.window
-            return ApiError(400, "context_length", window=window, prompt_tokens=window + 1)
-        return ApiError(status, "server_error", "Internal server error")
 
     def _count(self, gen: Generation) -> None:
         self.stats.prompt_tokens += gen.prompt_tokens
@@ -402,10 +358,3 @@ class Simulator:
         for choice in gen.choices:
             reason = choice.finish if choice.finish in ("length", "abort") else "stop"
             self.stats.finished[reason] += 1
-
-
-def _rate_message(seconds: float) -> str:
-    return (
-        "Rate limit reached for requests per min (RPM): Limit 500, Used 500, Requested 1. "
-        f"Please try again in {seconds:g}s."
-    )
