@@ -8,6 +8,8 @@ Served under `/sim/` (never a real backend path): `GET /sim/stats`, `POST /sim/f
 ...}` (null forgets a prompt's reply), `POST /sim/release` `{"fault": "NAME[:ARG]"|null}`
 (every request the `hold` fault holds goes on, served as usual or meeting that fault),
 `POST /sim/reset` (back to the settings).
+A `POST /sim/faults` body is all or nothing: a field it cannot read answers 400 naming it
+and changes nothing, however many fields before it were right.
 Each answers with the stats and the state after it.
 
 `hang_metrics` is a vLLM whose `/metrics` reads each request and never answers (a wedged
@@ -101,35 +103,56 @@ class DownOrder:
 
 
 def apply_faults(control: Control, body: Any) -> DownOrder | None:
-    """Apply a `POST /sim/faults` body; raises FaultError on anything malformed."""
+    """Apply a `POST /sim/faults` body, all or nothing: every field is read and checked
+    before any is applied, so a 400 (FaultError, naming the field) leaves the state as it was."""
     if not isinstance(body, dict):
         raise FaultError("body must be a JSON object")
     times = _times(body)
+    fault = _fault(body, times) if "fault" in body else None
+    rates = _rates(body) if "rates" in body else None
+    hang = body.get("hang_metrics")
+    if "hang_metrics" in body and not isinstance(hang, bool):
+        raise FaultError("hang_metrics must be true or false")
+    order = _down(body) if "down" in body else None
     if "fault" in body:
-        spec = body["fault"]
-        if spec is not None and not isinstance(spec, str):
-            raise FaultError("fault must be a string or null")
-        fault = faults.parse(spec) if spec else None
-        if fault is None and times is not None:
-            raise FaultError("times needs a fault to apply that many times")
         control.set_fault(fault, times)
-    if "rates" in body:
-        rates = body["rates"] or {}
-        if not isinstance(rates, dict) or not all(
-            isinstance(v, int | float) and 0 <= v <= 1 for v in rates.values()
-        ):
-            raise FaultError("rates must map fault specs to probabilities in [0, 1]")
-        for spec in rates:
+    if rates is not None:
+        control.rates = rates
+    if isinstance(hang, bool):
+        control.hang_metrics = hang
+    return order
+
+
+def _fault(body: dict[str, Any], times: int | None) -> Fault | None:
+    """`fault` of a `POST /sim/faults` body: a spec or null (none); raises FaultError."""
+    spec = body["fault"]
+    if spec is not None and not isinstance(spec, str):
+        raise FaultError("fault must be a string or null")
+    fault = faults.parse(spec) if spec else None
+    if fault is None and times is not None:
+        raise FaultError("times needs a fault to apply that many times")
+    return fault
+
+
+def _rates(body: dict[str, Any]) -> dict[str, float]:
+    """`rates` of a `POST /sim/faults` body (null: none); raises FaultError naming the field."""
+    rates = body["rates"] or {}
+    if not isinstance(rates, dict) or not all(
+        isinstance(v, int | float) and 0 <= v <= 1 for v in rates.values()
+    ):
+        raise FaultError("rates must map fault specs to probabilities in [0, 1]")
+    for spec in rates:
+        try:
             faults.parse(spec)
-        if sum(rates.values()) > 1:
-            raise FaultError("rates must sum to at most 1")
-        control.rates = {str(k): float(v) for k, v in rates.items()}
-    if "hang_metrics" in body:
-        if not isinstance(body["hang_metrics"], bool):
-            raise FaultError("hang_metrics must be true or false")
-        control.hang_metrics = body["hang_metrics"]
-    if "down" not in body:
-        return None
+        except FaultError as exc:
+            raise FaultError(f"rates: {exc}") from None
+    if sum(rates.values()) > 1:
+        raise FaultError("rates must sum to at most 1")
+    return {str(k): float(v) for k, v in rates.items()}
+
+
+def _down(body: dict[str, Any]) -> DownOrder:
+    """`down` (and `for_s`) of a `POST /sim/faults` body; raises FaultError naming `for_s`."""
     for_s = body.get("for_s")
     if for_s is not None and (not isinstance(for_s, int | float) or for_s <= 0):
         raise FaultError("for_s must be a positive number of seconds")

@@ -1,6 +1,7 @@
 """A transient runtime fault, `POST /sim/faults {"fault": ..., "times": N}`: the next N
 generation requests meet it, then the default before it applies again. Over real HTTP
-to a simulator on 127.0.0.1, httpx and no SDK (no retry hides what the simulator did)."""
+to a simulator on 127.0.0.1, httpx and no SDK (no retry hides what the simulator did).
+A `POST /sim/faults` body with a bad field, `times` or another, changes nothing."""
 
 from __future__ import annotations
 
@@ -107,3 +108,31 @@ def test_a_bad_times_is_a_400_naming_it(start_sim: Callable[..., SimThread], bod
     state = HTTP.get(sim.url + "/sim/stats").json()
     assert (state["fault"], state["transient"]) == (None, None)  # nothing was applied
     assert post(sim).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"fault": "server_error", "rates": {"overloaded": 2}}, "rates"),
+        ({"fault": "server_error", "rates": {"no_such_fault": 0.5}}, "rates"),
+        ({"fault": "server_error", "times": 1, "rates": [0.5]}, "rates"),
+        ({"fault": "server_error", "rates": {}, "hang_metrics": "yes"}, "hang_metrics"),
+        ({"fault": "server_error", "hang_metrics": True, "down": True, "for_s": 0}, "for_s"),
+    ],
+    ids=["rate-over-1", "rate-unknown-fault", "transient-rates-list", "hang-string", "for-s"],
+)
+def test_a_body_with_one_bad_field_is_a_400_that_applies_none_of_it(
+    start_sim: Callable[..., SimThread], body: dict[str, Any], field: str
+) -> None:
+    """All or nothing: the right fields before the bad one are not applied either."""
+    sim = start_sim()
+    before = faults(sim, fault="rate_limit:7", rates={"overloaded": 0.0})
+    refused = HTTP.post(sim.url + "/sim/faults", json=body, timeout=10)
+    assert refused.status_code == 400
+    assert field in refused.json()["error"]["message"]
+    state = HTTP.get(sim.url + "/sim/stats").json()
+    kept = ("fault", "transient", "rates", "hang_metrics")
+    assert {k: state[k] for k in kept} == {k: before[k] for k in kept}
+    assert (state["fault"], state["transient"]) == ("rate_limit:7", None)
+    answer = post(sim)  # still listening, and still meeting the earlier fault
+    assert (answer.status_code, answer.headers["retry-after"]) == (429, "7")
