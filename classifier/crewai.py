@@ -76,7 +76,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import one_text, per_text
+from classifier.message import lead_text, one_text, per_text
 
 ROLE_OPENING = "You are "
 GOAL = "\nYour personal goal is: "
@@ -160,7 +160,6 @@ USER_ENTRY = "[USER]: "
 _NEXT_ENTRY = re.compile(r"\n\n\[(?:USER|ASSISTANT|TOOL_RESULT \([^\n]*\))\]: ")
 # System messages looked past, at most, to the first user message
 _SYSTEMS = 4
-_TEXT_PARTS = ("text", "input_text")
 # How far each of crewAI's fixed sentences is looked for past the last (a backstory, the tools'
 # list, a description, an expected output): past it, the text is read as written
 WITHIN = 65_536
@@ -170,7 +169,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     """The content of `message`, crewAI's user's words in it when `messages` are a crewAI
     request's (`_words`), its files' parts left out; any other content as it is."""
     content = message.get("content") if isinstance(message, dict) else None
-    text = _lead(content)
+    text = lead_text(content)
     words = _words(text, message, messages) if text is not None else None
     return content if words is None else words
 
@@ -262,18 +261,6 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is crewAI's `POST_TOOL` or `FORCE_FINAL`,
     in its request."""
     return one_text(messages[index]) in (POST_TOOL, FORCE_FINAL) and _crews(messages)
-
-
-def _lead(content: object) -> str | None:
-    """The text that may hold a task: a string content, or the first of a list of parts when
-    it is a text part (crewAI puts a task's files after it); None otherwise."""
-    if isinstance(content, str):
-        return content
-    first = content[0] if isinstance(content, list) and content else None
-    if isinstance(first, dict) and first.get("type") in _TEXT_PARTS:
-        text = first.get("text")
-        return text if isinstance(text, str) else None
-    return None
 
 
 def _task_start(text: str, messages: Sequence[Any]) -> int:

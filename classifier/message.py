@@ -72,7 +72,13 @@ def opening_text(message: object) -> str | None:
     that is a text part (`part_text`); None otherwise. Exactly its opening: a text after an
     image is not looked for (an agent's fixed text opens the message it sends, browser-use's
     step and judge a screenshot after it)."""
-    content = message.get("content") if isinstance(message, dict) else None
+    return lead_text(message.get("content") if isinstance(message, dict) else None)
+
+
+def lead_text(content: object) -> str | None:
+    """A content's opening text (`opening_text`'s of a message): the content when a string,
+    else its first part's text when that is a text part (`part_text`); None otherwise. A
+    framework puts a task's files or images after its text (crewAI, PraisonAI)."""
     if isinstance(content, list):
         content = part_text(content[0]) if content else None
     return content if isinstance(content, str) else None

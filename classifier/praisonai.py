@@ -25,6 +25,8 @@ coding agent: what it cuts does not make a request an agent's session.
 
 from __future__ import annotations
 
+from classifier.message import lead_text
+
 OPENING = "\nYou need to do the following task: "
 CONTEXT_OPENING = "\nUser Input/Topic: "
 TASK = "\n\nTask: "
@@ -41,14 +43,13 @@ ENDING = (
 )
 # Where a task's memories start: `Memory.build_context_for_task` writes each as a bullet
 MEMORIES = "\n\n• "
-_TEXT_PARTS = ("text", "input_text")
 
 
 def task_ask(message: object) -> object:
     """The content of `message`, its task's description and expected output when it is a
     PraisonAI task prompt (`task_words`); any other content as it is, the very object."""
     content = message.get("content") if isinstance(message, dict) else None
-    text = _lead(content)
+    text = lead_text(content)
     words = task_words(text) if text is not None else None
     return content if words is None else words
 
@@ -97,15 +98,3 @@ def _joined(description: str, expected: str) -> str | None:
     when empty); None when both are."""
     words = "\n".join(word for word in (description.strip(), expected.strip()) if word)
     return words or None
-
-
-def _lead(content: object) -> str | None:
-    """The text that may be a task prompt: a string content, or the first of a list of parts
-    when it is a text part (PraisonAI puts a task's images after it); None otherwise."""
-    if isinstance(content, str):
-        return content
-    first = content[0] if isinstance(content, list) and content else None
-    if isinstance(first, dict) and first.get("type") in _TEXT_PARTS:
-        text = first.get("text")
-        return text if isinstance(text, str) else None
-    return None
