@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from evals.redaction import Secrets
 from router.attempt_errors import RouterFault, UpstreamError
 from router.backends.empty_tools import without_empty_tools
+from router.backends.search_off import without_search_off
 from router.config import Backend as BackendSettings
 from router.record import Api
 
@@ -113,12 +114,14 @@ class Backend(Protocol):
 def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> dict[str, Any]:
     """The client's body of `api` with the fields the router owns: `model` and configured
     extras; a chat body without an empty `tools` list, which OpenAI and vLLM refuse
-    (`router.backends.empty_tools`). Here, so every backend, fallback and shadow gets it so.
+    (`router.backends.empty_tools`); any body without xAI's `search_parameters` of mode
+    "off", a search not asked for that OpenAI refuses as an unknown argument
+    (`router.backends.search_off`). Here, so every backend, fallback and shadow gets it so.
 
     Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
     what the client sent, the client's keys winning; everything else passes untouched.
     """
-    out = dict(without_empty_tools(body) if api == "chat" else body)
+    out = dict(without_search_off(without_empty_tools(body) if api == "chat" else body))
     out["model"] = settings.model
     for key, value in settings.extra_body.items():
         if key not in out:
