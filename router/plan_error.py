@@ -20,13 +20,17 @@ from router.backend_refused import BackendRefused
 from router.policy import SHORT_WAIT_S, Plan
 from router.refusals import passed_over
 
+# How much of another backend's error a failed plan's 5xx repeats
+BRIEF_CHARS = 160
+
 
 def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """The error the client is told (`_chosen`), a backend's 5xx naming that backend
-    (`named`), marked `deadline_met` when a deadline ended any of the attempts, whichever
-    error is told: a backend that hung, then another's 500, is still a hang the client's
-    retry would wait out again (`router.api.errors.error_headers`)."""
-    error = named(_chosen(errors))
+    (`named`) and, briefly, how each other backend tried failed (`with_others`), marked
+    `deadline_met` when a deadline ended any of the attempts, whichever error is told: a
+    backend that hung, then another's 500, is still a hang the client's retry would wait
+    out again (`router.api.errors.error_headers`)."""
+    error = with_others(named(_chosen(errors)), errors)
     error.deadline_met = any(isinstance(e, Timeout) for e in errors)
     return error
 
@@ -59,6 +63,31 @@ def named(error: UpstreamError) -> UpstreamError:
         error.message = f"{name}: {error.message}"
         error.args = (error.message,)
     return error
+
+
+def with_others(error: UpstreamError, errors: list[UpstreamError]) -> UpstreamError:
+    """`error`, a backend's 5xx that `named` named, followed by each other backend's last
+    failure, named and cut to `BRIEF_CHARS` ("local: Internal Server Error; cloud: Internal
+    Server Error"): both backends answering 500 told the client "local: Internal Server
+    Error" alone, and the cloud's failure read as a cloud never tried (found in a live
+    review with grok-cli). Each message was cleaned of secrets when its error was made
+    (`router.attempt_errors.UpstreamError`). Its `code` and `type` stay the chosen one's;
+    a 4xx or a 429 keeps its own words, as `named` leaves them."""
+    chosen = error.backend
+    if error.status < 500 or not chosen or isinstance(error, BackendRefused | RouterFault):
+        return error
+    others = {e.backend: e for e in errors if e.backend and e.backend != chosen}
+    if others:
+        error.message += "".join(f"; {_brief(e)}" for e in others.values())
+        error.args = (error.message,)
+    return error
+
+
+def _brief(error: UpstreamError) -> str:
+    """`error`'s message, starting with its backend's name once, at most `BRIEF_CHARS`."""
+    name = error.backend
+    said = error.message if error.message.startswith(f"{name}: ") else f"{name}: {error.message}"
+    return said if len(said) <= BRIEF_CHARS else said[: BRIEF_CHARS - 3] + "..."
 
 
 def _chosen(errors: list[UpstreamError]) -> UpstreamError:

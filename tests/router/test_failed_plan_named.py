@@ -66,7 +66,8 @@ def test_both_refusing_for_length_name_the_refusal_told(
 def test_a_5xx_then_an_overload_name_the_5xx_told(
     proxy: RunningRouter, faults: Any, ask: str
 ) -> None:
-    """The first backend's 500 (a 502 to the client) is told, not the other's 503."""
+    """The first backend's 500 (a 502 to the client) is told, not the other's 503, which
+    follows it in brief (`plan_error.with_others`)."""
     first = FIRST[ask]
     second = "cloud" if first == "local" else "local"
     faults(**{first: "server_error:500", second: "server_error:503"})
@@ -74,7 +75,26 @@ def test_a_5xx_then_an_overload_name_the_5xx_told(
     assert error.status_code == 502 and error.response.headers["x-smf-attempts"] == "2"
     assert error.response.headers["x-smf-backend"] == first
     assert message(error).startswith(f"{first}: ")
-    assert second not in message(error)
+    assert message(error).index(f"; {second}: ") > 0
+    assert error.code == "upstream_error" and error.type == "upstream_error"
+
+
+@pytest.mark.parametrize("ask", [CODE, MATH], ids=["local_first", "cloud_first"])
+def test_both_answering_500_name_both(proxy: RunningRouter, faults: Any, ask: str) -> None:
+    """Both backends' 500s: the 502 names each backend's failure, the first tried first;
+    its code and type are the first one's. It named the first alone (found in a live
+    review with grok-cli)."""
+    first = FIRST[ask]
+    second = "cloud" if first == "local" else "local"
+    faults(local="server_error", cloud="server_error")
+    error = failed(proxy, ask)
+    assert error.status_code == 502 and error.response.headers["x-smf-backend"] == first
+    said = {
+        "local": "Internal Server Error",
+        "cloud": "The server had an error while processing your request. Sorry about that!",
+    }
+    assert message(error) == f"{first}: {said[first]}; {second}: {said[second]}"
+    assert error.code == "upstream_error" and error.type == "upstream_error"
 
 
 def test_a_message_naming_its_backend_already_is_named_once(
