@@ -5,12 +5,14 @@
 "return_citations": ...}`), taken by xAI's chat API alone. grok-cli (`@vibe-kit/grok-cli`
 0.0.34) sends `{"mode": "off"}` on every request, and the router passed it on as sent:
 OpenAI refuses an argument it does not know with a 400 ("Unrecognized request argument
-supplied: search_parameters"), so every ask a grok-cli user's router sent to an OpenAI
-cloud failed, and no fallback followed a 400 (found in a live review). Mode "off" asks for
-nothing, so no backend loses anything by not being sent it: it goes, for every backend,
-fallback and shadow (`router.backends.base.prepare_body`). A search that is asked for
-(mode "auto" or "on", or no mode, which xAI reads as "auto") goes as sent: only xAI can
-serve it, and a backend that cannot says so in its own words. Pure.
+supplied: search_parameters", the words it answers `num_keep` and `top_k` with:
+open-webui/open-webui#14520, xlinx/sd-webui-decadetw-auto-prompt-llm#29), so every ask a
+grok-cli user's router sent to an OpenAI cloud failed, and no fallback follows a 400 (found
+in a live review). Mode "off" asks for nothing, so no backend loses anything by not being
+sent it: it goes, for every backend, fallback and shadow
+(`router.backends.base.prepare_body`). A search that is asked for (mode "auto" or "on", or
+a value of any other shape) goes as sent: only xAI can serve it, and a backend that cannot
+says so in its own words. Pure.
 """
 
 from __future__ import annotations
