@@ -38,7 +38,7 @@ from classifier.deepeval_templates import (
     GEVAL_STEPS,
     GEVAL_STRICT_RESULTS,
 )
-from classifier.templates import fills, fixed_parts, judged_text
+from classifier.templates import fills_any, fixed_parts, judged_text, opening_texts
 
 _PLACEHOLDER = re.compile(r"\{\{\w+\}\}")
 TEMPLATES = (
@@ -55,6 +55,7 @@ TEMPLATES = (
     GEVAL_STRICT_RESULTS,
 )
 JUDGES = tuple(fixed_parts(template, _PLACEHOLDER) for template in TEMPLATES)
+_HEADS = opening_texts(JUDGES)
 
 
 def grades(messages: Sequence[Any]) -> bool:
@@ -62,4 +63,4 @@ def grades(messages: Sequence[Any]) -> bool:
     filled (as a string, or the one text part deepeval's OpenAI model sends), in one user
     message after two system messages at most (`classifier.templates.judged_text`)."""
     text = judged_text(messages)
-    return text is not None and any(fills(text, parts) for parts in JUDGES)
+    return text is not None and fills_any(text, JUDGES, _HEADS)

@@ -24,7 +24,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.templates import fills, fixed_parts, judged_text
+from classifier.templates import fills_any, fixed_parts, judged_text, opening_texts
 
 # Faithfulness' statement generator, legacy and `collections`
 STATEMENTS = (
@@ -84,6 +84,7 @@ JUDGES = tuple(
     fixed_parts(FRAME.replace("{instruction}", instruction), _PLACEHOLDER)
     for instruction in INSTRUCTIONS
 )
+_HEADS = opening_texts(JUDGES)
 
 
 def grades(messages: Sequence[Any]) -> bool:
@@ -91,4 +92,4 @@ def grades(messages: Sequence[Any]) -> bool:
     one of `INSTRUCTIONS` (`JUDGES`), in one user message after two system messages at most
     (instructor's, under `llm_factory`, or a model's own: `classifier.templates.judged_text`)."""
     text = judged_text(messages)
-    return text is not None and any(fills(text, parts) for parts in JUDGES)
+    return text is not None and fills_any(text, JUDGES, _HEADS)

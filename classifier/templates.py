@@ -37,20 +37,33 @@ def fills(text: str, parts: tuple[str, ...]) -> bool:
     last one: if any placing fits, that one does (it leaves the most text for the others).
     One scan of the text at most, and only for a text that opens and ends as the template
     does: any other is told at its first characters."""
-    if len(parts) == 1:
-        return text == parts[0]
-    head, *middle, tail = parts
-    if len(text) < len(head) + len(tail) or not text.startswith(head):
+    head = parts[0]
+    if not text.startswith(head):  # most texts: told here, before any other work
         return False
-    if not text.endswith(tail):
+    if len(parts) == 1:
+        return text == head
+    tail = parts[-1]
+    if len(text) < len(head) + len(tail) or not text.endswith(tail):
         return False
     at, end = len(head), len(text) - len(tail)
-    for part in middle:
+    for part in parts[1:-1]:
         found = text.find(part, at, end)
         if found < 0:
             return False
         at = found + len(part)
     return True
+
+
+def fills_any(text: str, templates: tuple[tuple[str, ...], ...], heads: tuple[str, ...]) -> bool:
+    """Whether `text` fills any of `templates` (`fills`), whose opening fixed texts are
+    `heads` (`opening_texts`): a text that opens as none of them is told in one call (a
+    request classified asked each of deepeval's eleven judges and ragas's six in turn)."""
+    return text.startswith(heads) and any(fills(text, parts) for parts in templates)
+
+
+def opening_texts(templates: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+    """The opening fixed text of each of `templates` (`fixed_parts`), for `fills_any`."""
+    return tuple(parts[0] for parts in templates)
 
 
 def text_of(content: object) -> str | None:
