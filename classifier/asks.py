@@ -60,6 +60,7 @@ from classifier import (
     system_ask,
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
+from classifier.greeting import greets
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.message import (
     SCAN_MESSAGES,
@@ -126,11 +127,29 @@ def _part_texts(content: object) -> list[str]:
 def _asks(message: object, aiders: bool) -> bool:
     """A user message with words of the user's: not only images, files or harness text
     (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
-    (`aiders`), one of its reflections."""
+    (`aiders`), one of its reflections, nor a greeting or a bare request for help alone
+    (`_greets`): "Hi! Can you help me?" asks nothing yet, and the chat's first ask is its
+    first task, which keys the conversation (two chats opening with "hi" were one)."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return has_words(content, aiders=aiders)
-    return turn_asks(_part_texts(content), aiders=aiders)
+        return has_words(content, aiders=aiders) and not greets(content)
+    texts = _part_texts(content)
+    return turn_asks(texts, aiders=aiders) and not _greeting_parts(texts)
+
+
+def _greets(message: object) -> bool:
+    """A user message that is only a greeting and/or a bare request for help or attention
+    (`classifier.greeting.greets`), as sent: an agent's text around it, an image or a file
+    beside it, is more than a greeting."""
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, str):
+        return greets(content)
+    return _greeting_parts(_part_texts(content))
+
+
+def _greeting_parts(texts: list[str]) -> bool:
+    """A part array's texts (`_part_texts`) that are text parts only, together a greeting."""
+    return bool(texts) and all(texts) and greets(" ".join(texts))
 
 
 def role_of(message: object) -> str:
@@ -151,6 +170,8 @@ class Asks(NamedTuple):
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
     # the asks are system messages: the request holds nothing else (`classifier.system_ask`)
     in_system: bool = False
+    # no user message asks and one passed over greets (`_greets`): nothing asked yet
+    greeted: bool = False
 
 
 def user_messages(messages: list[Any], system: System, framed: frameworks.Framed) -> Asks:
@@ -179,6 +200,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     after_tool: bool | None = None
     passed = 0
     harness = False
+    greeted = False
     aiders = aider.is_aiders(messages)
     last = len(messages) - 1
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
@@ -191,6 +213,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
             if own == "result" and after_tool is None:
                 after_tool = True  # langroid's tool result, a user message
             harness = harness or (own in ("agent", None) and _has_text(message))
+            greeted = greeted or (own is None and _greets(message))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
@@ -203,7 +226,8 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
-    return Asks(first, latest, bool(after_tool), harness or passed_over, aiders)
+    greeted = greeted and first is None and latest is None
+    return Asks(first, latest, bool(after_tool), harness or passed_over, aiders, greeted=greeted)
 
 
 def first_ask(messages: list[Any], *, system: System | None = None) -> object:
@@ -287,8 +311,11 @@ def _fixed(
 
 
 def _has_text(message: object) -> bool:
-    """Whether a message holds text other than white space: one that asks nothing (`_asks`)
-    is then an agent's text alone, not an image or an empty message."""
+    """Whether a message holds text other than white space and is no greeting (`_greets`):
+    one that asks nothing (`_asks`) is then an agent's text alone, not an image, an empty
+    message or the user's "hello"."""
+    if _greets(message):
+        return False
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return not content.isspace() and bool(content)

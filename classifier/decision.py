@@ -27,6 +27,8 @@ _TOOL = INTENTS.index("tool_calling")
 # not parse. Confidence 0 and source `default` send it to the default route; the label says
 # so in the ledger and the metrics rather than count it as one of the seven intents.
 UNKNOWN = Intent(UNREAD, 0.0, "default")
+# `explain`'s reason for it when the user only greeted (`_nothing_asked`)
+GREETED = "no ask yet: only a greeting or a bare request for help (classifier.greeting)"
 
 
 log = logging.getLogger("smf_router.classifier")
@@ -165,13 +167,14 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     `top_intents`, `model_intent` and `features` are the model's reading: when `source` is
     `rule`, the rule named in `rule` decided and they show what the model alone would have
     said; when `source` is `default` the model read no evidence and they are empty (and
-    `model_intent` is `unknown`), as for a body that could not be read. Each feature's
-    `weight` is its share of the logit margin between the model's first and second intent,
-    value × (weight toward the first − weight toward the second), largest first: positive
-    pushed toward `model_intent`. `bias` is the intents' base rates and `prior:tools` the
-    doubled odds of tool_calling when tools are offered or a tool result ends the
-    conversation (listed when tool_calling is first or second); the shares of all of them
-    sum to log(p first / p second)."""
+    `model_intent` is `unknown`), as for a body that could not be read, and `rule` says why
+    when the user's only messages greet or ask for help alone (`GREETED`), else is None.
+    Each feature's `weight` is its share of the logit margin between the model's first and
+    second intent, value × (weight toward the first − weight toward the second), largest
+    first: positive pushed toward `model_intent`. `bias` is the intents' base rates and
+    `prior:tools` the doubled odds of tool_calling when tools are offered or a tool result
+    ends the conversation (listed when tool_calling is first or second); the shares of all
+    of them sum to log(p first / p second)."""
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route
@@ -233,7 +236,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
         "intent": intent.label,
         "confidence": intent.confidence,
         "source": intent.source,
-        "rule": ruled[1] if ruled else None,
+        "rule": ruled[1] if ruled else _nothing_asked(v, intent),
         **(_no_model_view() if intent.source == UNKNOWN.source else shown),
         "constraint": {
             "probability": round(verdict.probability, 4) if verdict else 0.0,
@@ -251,6 +254,15 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
             "after_tool_result": v.after_tool_result,
         },
     }
+
+
+def _nothing_asked(v: RequestView, intent: Intent) -> str | None:
+    """Why nothing was read, when the user's only messages greet or ask for help alone
+    (`RequestView.greeted`, `classifier.greeting`): the no-evidence reading, named, so that a
+    caller asking why "Hi! Can you help me?" took the default route is told."""
+    if v.greeted and intent.source == UNKNOWN.source:
+        return GREETED
+    return None
 
 
 def _margin_shares(

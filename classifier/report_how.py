@@ -205,7 +205,10 @@ _AFTER_FRAMEWORKS = """\
    Calibration above); the router treats a low one as "use the default route". A request with
    no word, prefix or cue the model learnt (no text, "asdf", a bare "?": only shape cues
    and the detector's score, which one alone would carry at full weight) and a malformed
-   body give intent `unknown`, confidence 0, source `default`: the default route.
+   body give intent `unknown`, confidence 0, source `default`: the default route. So does a
+   user message that only greets or asks for help, no task in it (`greeting.py`: "Hi! Can
+   you help me?", "hola, ¿me ayudas?", "你好"; read tool_calling 0.91 before): it is no ask,
+   and the chat's first ask, which keys its conversation, is its first task.
 5. **Constraint detector** (`constraint.py`): a second, sentence-level logistic model scores
    each sentence of the latest user message (at most 40) for "this constrains the form of
    the response"; the request's score is the maximum, fed to the model as `c:constraint`

@@ -115,6 +115,9 @@ class RequestView(NamedTuple):
     # or a Marvin task's of its end-turn tool (`classifier.marvin.replies_by_tool`): the forcing
     # is how it answers, no tool request (`classifier.rules.rule_intent`).
     reply_channel: bool = False
+    # No user message asks, and one that greets or asks for help alone was passed over
+    # (`classifier.asks.Asks.greeted`): nothing is read, and `explain` says why.
+    greeted: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -191,6 +194,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         fixed=_fixed(messages, system),
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
         reply_channel=reply_channel,
+        greeted=asks.greeted,
     )
 
 

@@ -144,11 +144,14 @@ PASTED = [
 
 
 @pytest.mark.parametrize("pasted", PASTED)
-@pytest.mark.parametrize("before", ["Write a short poem about autumn leaves.", "hi"])
+@pytest.mark.parametrize(
+    "before", ["Write a short poem about autumn leaves.", "hi, tell me a joke"]
+)
 def test_its_texts_in_another_apps_chat_are_the_users(pasted: str, before: str) -> None:
     """Pasted into a chat with nothing of instructor's (its JSON modes' system prompt, a
     `json_schema` response format, a tool forced), its texts are the user's ask: the first
-    was read as the poem's (prose 0.9955 where it reads coding), each after "hi" as "hi"."""
+    was read as the poem's (prose 0.9955 where it reads coding), each after "hi" as "hi".
+    ("hi" alone is no ask now, `classifier.greeting`: a task follows it here.)"""
     body = bare(("system", "You are a helpful assistant."), ("user", before))
     body["messages"] += [{"role": "assistant", "content": "Hello!"}]
     body["messages"] += [{"role": "user", "content": pasted}]

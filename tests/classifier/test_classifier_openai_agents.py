@@ -112,7 +112,7 @@ def test_one_runs_specialist_keys_by_its_first_ask() -> None:
         # not opening the conversation: a reply of the model's, no history of the SDK's
         [
             SYSTEM,
-            {"role": "user", "content": "hi"},
+            {"role": "user", "content": "hi, what can you do?"},  # "hi" alone is no ask
             {"role": "assistant", "content": history(f"user: {MATH}")},
         ],
     ],
