@@ -34,7 +34,8 @@ brief (`classifier.kimi`). Of inspect_ai's multiple-choice prompt, the question 
 choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`).
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
 tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
-after a tool's result.
+after a tool's result. Nor is the user's greeting or bare request for help alone ("Hi! Can
+you help me?", `classifier.greeting`): a chat's first ask is its first task.
 """
 
 from __future__ import annotations

@@ -224,7 +224,8 @@ _AFTER_FRAMEWORKS = """\
 6. **Explanations** (`explain()`, the `classifier` section of `POST /v1/router/explain`
    and of `smf-router classify --json`, `smf-router classifier show`): `intent`,
    `confidence` and `source` are what `classify`
-   decides, `rule` the rule that decided it (or null). `top_intents`, `model_intent` and
+   decides, `rule` the rule that decided it (or null; under source `default`, why, when the
+   user only greeted). `top_intents`, `model_intent` and
    `features` are the model's reading: under source `rule` what the model alone would have
    said, which did not decide; under source `default` (nothing the model could read, or a
    body that could not be read) empty, with `model_intent` `unknown`. `read` says how much
