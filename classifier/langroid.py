@@ -82,6 +82,8 @@ def system_words(text: str) -> str:
     """The system prompt's text `text` without langroid's blocks (its tools' guidance, their
     list and formats, a structured output's instructions) and all after the first: the
     agent's own system message; any other text as it is."""
+    if "=== " not in text:  # every block's heading: most prompts are told in one C scan
+        return text
     block = _BLOCKS.search(text)
     return text if block is None else text[: block.start()].rstrip("\n")
 
