@@ -22,8 +22,6 @@ truths limit.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
 
 from classifier.deepeval_templates import (
     ANSWER_RELEVANCY_REASON,
@@ -38,7 +36,7 @@ from classifier.deepeval_templates import (
     GEVAL_STEPS,
     GEVAL_STRICT_RESULTS,
 )
-from classifier.templates import fills_any, fixed_parts, judged_text, opening_texts
+from classifier.templates import fills_any, fixed_parts, opening_texts
 
 _PLACEHOLDER = re.compile(r"\{\{\w+\}\}")
 TEMPLATES = (
@@ -58,9 +56,8 @@ JUDGES = tuple(fixed_parts(template, _PLACEHOLDER) for template in TEMPLATES)
 _HEADS = opening_texts(JUDGES)
 
 
-def grades(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a request of deepeval's judges: its text one of `TEMPLATES`
-    filled (as a string, or the one text part deepeval's OpenAI model sends), in one user
-    message after two system messages at most (`classifier.templates.judged_text`)."""
-    text = judged_text(messages)
-    return text is not None and fills_any(text, JUDGES, _HEADS)
+def grades(text: str) -> bool:
+    """Whether a judge's text (`classifier.templates.judged_text`: one user message after two
+    system messages at most, a string or the one text part deepeval's OpenAI model sends) is
+    one of deepeval's `TEMPLATES` filled."""
+    return fills_any(text, JUDGES, _HEADS)

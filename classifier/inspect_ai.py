@@ -23,11 +23,9 @@ answer inside a judge's template, one user message: read whole, a judge was what
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
 
 from classifier.message import per_text
-from classifier.templates import fills, fixed_parts, text_of, with_text
+from classifier.templates import fills, fills_any, fixed_parts, opening_texts, text_of, with_text
 
 SINGLE_ANSWER_TEMPLATE = r"""
 Answer the following multiple choice question. The entire content of your response should be of the following format: 'ANSWER: $LETTER' (without quotes) where LETTER is one of {letters}.
@@ -111,6 +109,7 @@ GRADER_TEMPLATES = tuple(
     fixed_parts(template, _PLACEHOLDER)
     for template in (DEFAULT_MODEL_GRADED_QA_TEMPLATE, DEFAULT_MODEL_GRADED_FACT_TEMPLATE)
 )
+_HEADS = opening_texts(GRADER_TEMPLATES)
 
 
 def _split(template: str) -> tuple[str, str]:
@@ -167,19 +166,9 @@ def _question(text: str) -> str | None:
     return None
 
 
-def grades(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a request of inspect_ai's model-graded scorers: one user
-    message, after two system messages at most (a model's configured system message), its
-    text one of `GRADER_TEMPLATES` filled (the question, the answer, the criterion and the
-    instructions, the default or a task's own)."""
-    if not messages or len(messages) > 3:
-        return False
-    last = messages[-1]
-    if not isinstance(last, dict) or last.get("role") != "user":
-        return False
-    if not all(
-        isinstance(m, dict) and m.get("role") in ("system", "developer") for m in messages[:-1]
-    ):
-        return False
-    text = text_of(last.get("content"))
-    return text is not None and any(fills(text, parts) for parts in GRADER_TEMPLATES)
+def grades(text: str) -> bool:
+    """Whether a judge's text (`classifier.templates.judged_text`: one user message after two
+    system messages at most, a model's configured system message) is one of
+    `GRADER_TEMPLATES` filled (the question, the answer, the criterion and the instructions,
+    the default or a task's own)."""
+    return fills_any(text, GRADER_TEMPLATES, _HEADS)

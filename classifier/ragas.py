@@ -21,10 +21,8 @@ answer, written by the user's app, is read as written.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import Any
 
-from classifier.templates import fills_any, fixed_parts, judged_text, opening_texts
+from classifier.templates import fills_any, fixed_parts, opening_texts
 
 # Faithfulness' statement generator, legacy and `collections`
 STATEMENTS = (
@@ -87,9 +85,8 @@ JUDGES = tuple(
 _HEADS = opening_texts(JUDGES)
 
 
-def grades(messages: Sequence[Any]) -> bool:
-    """Whether `messages` are a request of ragas's judges: its text the frame filled around
-    one of `INSTRUCTIONS` (`JUDGES`), in one user message after two system messages at most
-    (instructor's, under `llm_factory`, or a model's own: `classifier.templates.judged_text`)."""
-    text = judged_text(messages)
-    return text is not None and fills_any(text, JUDGES, _HEADS)
+def grades(text: str) -> bool:
+    """Whether a judge's text (`classifier.templates.judged_text`: one user message after two
+    system messages at most, instructor's under `llm_factory` or a model's own) is ragas's
+    frame filled around one of `INSTRUCTIONS` (`JUDGES`)."""
+    return fills_any(text, JUDGES, _HEADS)

@@ -73,6 +73,7 @@ from classifier.fixed import (
     Fixed,
 )
 from classifier.message import System, read_system
+from classifier.templates import judged_text
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import agent_identified, tool_names
 
@@ -228,12 +229,13 @@ def _picks_tool(messages: list[Any], system: System) -> bool:
 
 def _grades(messages: list[Any], system: System) -> bool:
     """Whether an eval tool's grader or judge sent the request (`classifier.fixed.GRADER`):
-    promptfoo's, inspect_ai's, deepeval's or ragas's, told by its messages alone."""
-    return (
-        promptfoo.grades(messages)
-        or inspect_ai.grades(messages)
-        or deepeval.grades(messages)
-        or ragas.grades(messages)
+    promptfoo's, inspect_ai's, deepeval's or ragas's, told by its messages alone: the last
+    three send one user message after system messages (`judged_text`), read once for them."""
+    if promptfoo.grades(messages):
+        return True
+    text = judged_text(messages)
+    return text is not None and (
+        inspect_ai.grades(text) or deepeval.grades(text) or ragas.grades(text)
     )
 
 

@@ -18,6 +18,7 @@ from classifier.fixed import GRADER_READING
 from classifier.ragas import grades
 from classifier.request import view
 from classifier.rules import GRADER
+from classifier.templates import judged_text
 from tests import recorded
 
 FIXTURES = recorded.FIXTURES / "ragas-0.4.3"
@@ -72,6 +73,7 @@ FRAME_AT = CRITIC.index("\nPlease return the output")
     ],
 )
 def test_a_judges_words_outside_its_request_are_read_by_the_model(body: dict[str, Any]) -> None:
-    assert not grades(body["messages"])
+    judged = judged_text(body["messages"])
+    assert judged is None or not grades(judged)
     assert view(body).fixed != GRADER_READING
     assert classify(body).source == "model"
