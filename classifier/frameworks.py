@@ -146,6 +146,13 @@ def system_words(system: str) -> str:
     return griptape.system_words(langroid.system_words(system))
 
 
+def offered_tools(system: System) -> list[dict[str, Any]]:
+    """The tools a framework lists in the system prompt `system` instead of sending them in
+    `tools` (langroid's, `classifier.langroid.offered`), in the shape of a request's `tools`:
+    read as offered where the request sends none (`classifier.request`)."""
+    return langroid.as_tools(langroid.offered(system))
+
+
 def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
     """The first and the latest user message of a history a framework hands an agent in a
     message of its own, which opens `messages` (the OpenAI Agents SDK's); None for any

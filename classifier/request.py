@@ -39,7 +39,6 @@ from classifier import (
     gpt_engineer,
     inspect_ai,
     jupyter_ai,
-    langroid,
     letta,
     marvin,
     mem0,
@@ -172,8 +171,8 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         system_text = content_text(system.content)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
-    if not tools and (listed := langroid.offered(system)):
-        tools = langroid.as_tools(listed)  # its tools listed in its system prompt's text
+    if not tools:  # a framework's tools listed in its system prompt's text (langroid's)
+        tools = frameworks.offered_tools(system)
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
