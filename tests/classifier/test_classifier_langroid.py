@@ -115,6 +115,35 @@ def test_the_structured_outputs_schema_is_not_read() -> None:
     assert (seen.system, seen.latest) == (SYSTEM, PROOF)
 
 
+@pytest.mark.parametrize(
+    "block",
+    [
+        langroid.OUTPUT_TOOL + "multiply` tool, with the JSON format below.",
+        langroid.GUIDELINES + "TOOL: multiply\nUse it for any product.",
+    ],
+)
+def test_langroids_other_blocks_are_not_read(block: str) -> None:
+    """Its reminder to answer with one of its tools and its guidance on the tools (a
+    guidance block opens with a tool's entry) end what is read of its system prompt, as its
+    tools block does; a heading of its words in a user's own prose does not."""
+    body = recorded.with_system(captured("struct.json"), SYSTEM + "\n\n" + block)
+    assert view(body).system == SYSTEM
+    prose = "=== GUIDELINES ON SOME TOOLS/FUNCTIONS USAGE ===\nBe brief with tools."
+    with_prose = recorded.with_system(captured("struct.json"), SYSTEM + "\n" + prose)
+    assert view(with_prose).system == SYSTEM + "\n" + prose
+
+
+def test_a_reply_longer_than_a_tool_request_is_no_tool_request() -> None:
+    """A reply past `REQUEST_CHARS` is not parsed as a tool's request, whatever it holds:
+    the user message after it is the ask, as sent."""
+    body = captured("tool-turn2.json")
+    long_reply = copy.deepcopy(body)
+    request = '{"a": 1234, "b": 5678, "request": "multiply", "note": "'
+    padding = "x" * (langroid.REQUEST_CHARS - len(request))
+    long_reply["messages"][2]["content"] = request + padding + '"}'
+    assert view(long_reply).latest == "7006652"
+
+
 def test_the_tools_block_is_read_once_for_a_long_tool_loop(monkeypatch: pytest.MonkeyPatch) -> None:
     """A loop of many tool rounds: the system prompt's tools are read once for the request,
     not once for each result scanned (`classifier.message.per_text`)."""
