@@ -9,7 +9,7 @@ reads its refusal as it reads OpenAI's: the same `code` and `param`, and the sam
 "Invalid 'model': empty string. ..." (`empty_string`), "Invalid 'max_tokens': integer below
 minimum value. ..." (`integer_below_min_value`). The router's own words came with a null
 code (found in review). A Messages client gets each in Anthropic's envelope and in the words
-of Anthropic's API (`anthropic_words`): the field as it names one, then what is wrong
+of Anthropic's API (`with_anthropic_words`): the field as it names one, then what is wrong
 ("max_tokens: Field required", "messages.0.content: Input should be ..."); it was told
 OpenAI's words and paths (`messages[0].content`), which no Anthropic client or document
 uses (found in review). The simulator standing for OpenAI words its refusals from a table
@@ -48,7 +48,9 @@ def wrong_type(value: Any, param: str, expected: str) -> InvalidType:
     got = next((said for kind, said in _KINDS if isinstance(value, kind)), "null")
     message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
     said = _ANTHROPIC_EXPECTED.get(expected, expected)
-    return anthropic_words(InvalidType(message, param=param), f"Input should be {said}, not {got}")
+    return with_anthropic_words(
+        InvalidType(message, param=param), f"Input should be {said}, not {got}"
+    )
 
 
 def missing(param: str) -> MissingParameter:
@@ -57,7 +59,7 @@ def missing(param: str) -> MissingParameter:
     OpenAI's chat API words a missing `model` otherwise ("you must provide a model
     parameter", with a null `param` and `code`): the router names it as Responses does."""
     refusal = MissingParameter(f"Missing required parameter: '{param}'.", param=param)
-    return anthropic_words(refusal, "Field required")
+    return with_anthropic_words(refusal, "Field required")
 
 
 def empty_array(param: str) -> EmptyArray:
@@ -68,7 +70,7 @@ def empty_array(param: str) -> EmptyArray:
     )
     # Anthropic's own words for `messages` (as its 400s quote them), pydantic's for others
     said = "at least one message is required" if param == "messages" else None
-    return anthropic_words(
+    return with_anthropic_words(
         EmptyArray(message, param=param), said or "List should have at least 1 item, not 0"
     )
 
@@ -79,7 +81,7 @@ def empty_string(param: str) -> EmptyString:
         f"Invalid '{param}': empty string. Expected a string with minimum length 1, but got an"
         " empty string instead."
     )
-    return anthropic_words(
+    return with_anthropic_words(
         EmptyString(message, param=param), "String should have at least 1 character"
     )
 
@@ -91,7 +93,7 @@ def below_minimum(value: int, param: str, least: int) -> IntegerBelowMinimum:
         f"Invalid '{param}': integer below minimum value. Expected a value >= {least}, but got"
         f" {value} instead."
     )
-    return anthropic_words(
+    return with_anthropic_words(
         IntegerBelowMinimum(message, param=param),
         f"Input should be greater than or equal to {least}, not {value}",
     )
@@ -104,15 +106,15 @@ _ANTHROPIC_EXPECTED = {
 }
 
 
-def anthropic_path(param: str) -> str:
+def anthropic_field(param: str) -> str:
     """A field as Anthropic's API names it in its 400s (`messages.0.content.1`, from the
     pydantic location it validates), where OpenAI's name it `messages[0].content[1]`."""
     return re.sub(r"\[(\d+)\]", r".\1", param)
 
 
-def anthropic_words(refusal: Refusal, words: str) -> Refusal:
+def with_anthropic_words(refusal: Refusal, words: str) -> Refusal:
     """`refusal`, worded for a Messages client as Anthropic's API words a 400: the field's
     path, a colon, what is wrong ("max_tokens: Field required", "messages: at least one
     message is required"; `router.translate.events.anthropic_error_body` reads it)."""
-    refusal.anthropic_message = f"{anthropic_path(refusal.param or '')}: {words}"
+    refusal.anthropic_message = f"{anthropic_field(refusal.param or '')}: {words}"
     return refusal

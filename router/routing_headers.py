@@ -25,6 +25,7 @@ from typing import Any
 from router.auth import Caller
 from router.config import Config
 from router.errors import BadRequest, NotFound
+from router.field_refusals import with_anthropic_words
 from router.target import Target, model_names, resolve_target
 
 _YES, _NO = ("1", "true", "yes", "on"), ("0", "false", "no", "off")
@@ -99,12 +100,9 @@ def target_of(config: Config, body: dict[str, Any], headers: Mapping[str, str]) 
             raise BadRequest(
                 f"x-smf-route {quoted(forced, 100)} names no route or backend here; {known}"
             )
-        unknown = NotFound(
-            f"The model {quoted(model, 100)} does not exist here; {known}", param="model"
-        )
+        missing = f"{quoted(model, 100)} does not exist here; {known}"
         # Anthropic's 404 names the field first ("model: claude-x"), OpenAI's says "The model"
-        unknown.anthropic_message = f"model: {quoted(model, 100)} does not exist here; {known}"
-        raise unknown
+        raise with_anthropic_words(NotFound(f"The model {missing}", param="model"), missing)
     return replace(target, by_header=True) if forced else target
 
 
