@@ -172,3 +172,31 @@ def test_text_without_a_block_or_with_it_alone_is_read_as_sent() -> None:
     assert without_format(POEM) is None
     assert without_format(SCHEMA) is None
     assert without_format("Answer in JSON, please: what is 2 + 2?") is None
+
+
+def test_only_the_end_of_a_text_is_searched() -> None:
+    """BAML writes its block at the prompt's end: only the last 32 KB are searched
+    (`classifier.baml._TAIL`), so a long ask is not searched whole twice a request. A block
+    at the end of a 300 KB ask is cut (it was read as sent past 256 KB); one with 40 KB of
+    words after it is read as written."""
+    words = "The rain keeps falling on the roof. " * 8_500
+    assert without_format(f"{words}\n{POEM}\n{SCHEMA}") == f"{words}\n{POEM}".strip()
+    far = f"{POEM}\n{SCHEMA}\n{words[:40_000]}"
+    assert format_block(far) is None
+    assert without_format(far) is None
+    assert view(alone("user", far)).latest.startswith(f"{POEM}\n{SCHEMA}")
+
+
+@pytest.mark.parametrize(
+    "after",
+    [[], [{"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw0KGgo="}}]],
+)
+def test_the_block_in_a_text_part_is_not_read(after: list[dict[str, Any]]) -> None:
+    """An ask sent as a text part, an image beside it or not, was read with its schema: only
+    a string content was cut. The request's own parts are not changed."""
+    part = {"type": "text", "text": f"Write a poem.\n\n{SCHEMA}"}
+    body = {"model": "auto", "messages": [{"role": "user", "content": [part, *after]}]}
+    assert view(body).latest == "Write a poem."
+    assert explain(body)["read"]["latest_chars"] == len("Write a poem.")
+    assert body["messages"][0]["content"] == [part, *after]
+    assert part["text"] == f"Write a poem.\n\n{SCHEMA}"
