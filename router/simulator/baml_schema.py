@@ -16,16 +16,13 @@ reads as a string; a custom `prefix=` is not recognised.
 from __future__ import annotations
 
 import re
-from collections import deque
 from typing import Any
 
-_LONGEST = 256 * 1024  # characters of a text searched, as `prompted._LONGEST`
-_PREFIX = re.compile(
-    r"Answer (?:in JSON using (?:this \w+|any of these schemas)"
-    r"|with a JSON Array using this schema|using this specific value|ONLY with null):"
-    r"|Answer with any of (?P<enum>the categories):"
-    r"|Answer as an? (?P<primitive>int|float|bool)\b"
-)
+from classifier.baml import format_block
+
+# The prefixes whose words are the type: a primitive's, an enum's (its values follow, "- A")
+_PRIMITIVE = re.compile(r"Answer as an? (int|float|bool)\b")
+_CATEGORIES = "Answer with any of the categories:"
 _TOKEN = re.compile(r"""\[\]|[{}\[\](),:<>]|'[^'\n]*'|"[^"\n]*"|-?\d+(?:\.\d+)?|[\w.-]+""")
 _COMMENT = re.compile(r"^[ \t]*//.*$", re.M)
 _PRIMITIVES: dict[str, dict[str, Any]] = {
@@ -40,19 +37,17 @@ _DEPTH = 32  # nesting read at most; deeper reads as a string
 
 def baml_schema(text: str) -> dict[str, Any] | None:
     """The JSON schema of the answer BAML's last output-format block in `text` asks for, or
-    None where it holds none (or one this reader cannot read)."""
-    if len(text) > _LONGEST or "Answer " not in text:
+    None where it holds none (or one this reader cannot read). The block is found as the
+    classifier finds it (`classifier.baml.format_block`), so the two read one block alike."""
+    block = format_block(text)
+    if block is None:
         return None
-    found = next(iter(deque(_PREFIX.finditer(text), maxlen=1)), None)  # the last
-    if found is None:
-        return None
-    if found.group("primitive"):
-        return _PRIMITIVES[found.group("primitive")]
-    rest = text[found.end() :]
-    if found.group("enum"):
-        values = re.findall(r"^- ([^:\n]+)", rest, re.M)
+    if primitive := _PRIMITIVE.match(text, block.start):
+        return _PRIMITIVES[primitive.group(1)]
+    if text.startswith(_CATEGORIES, block.start):
+        values = re.findall(r"^- ([^:\n]+)", block.schema, re.M)
         return {"enum": [v.strip() for v in values]} if values else None
-    tokens = _TOKEN.findall(_COMMENT.sub("", rest))
+    tokens = _TOKEN.findall(_COMMENT.sub("", block.schema))
     try:
         schema, _ = _union(tokens, 0, 0)
     except (IndexError, ValueError):
