@@ -55,7 +55,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
 from classifier.intent import INTENTS, Intent
 from classifier.request import RequestView
 from classifier.source_files import named_source_file
-from classifier.tool_parts import asked_part
+from classifier.tool_parts import IMPERATIVE, TOOL_VERBS, asked_part, name_words
 
 ASKED_CONFIDENCE = 0.9
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
@@ -87,16 +87,12 @@ _ASK_PHRASES = (
 # model), and so were "calling the fetch function in my React component", "help with the
 # login function", and "a KeyError when calling the save function in storage.py" in a gptme
 # session (found in review).
-_TOOL_VERBS = r"(?:use|using|call|calling|run|running|invoke|with|via)"
 _FUNCTION_VERBS = r"(?:use|call|run|invoke)"
-_IMPERATIVE = r"(?:^|(?<=[.!?;:,\n])|\b(?:please|you|then)\b)\s*"
 _STOP_TEXT = (
     "the a an and or of to in on for with from by is are be get set this that it your you "
     "my me what how can please use using tool tools function api given data into"
 )
 _STOP = frozenset(_STOP_TEXT.split())
-_CAMEL = re.compile(r"(?=[A-Z])")
-_NAME_BREAKS = str.maketrans("_-.", "   ")
 # How much of the latest ask is looked at for a tool asked for by its name's parts
 # (`classifier.tool_parts`): its opening, as for two words of a name
 _PART_CHARS = 600
@@ -109,16 +105,12 @@ def tool_words(tool_names: str) -> frozenset[tuple[str, str]]:
     content word gives none, and cannot be named, nor can an agent's own, which the view
     leaves out of `tool_names` (`classifier.harness_tools.HARNESS_TOOLS`).
     Cached: agents send the same tools on every turn."""
-    return frozenset(
-        pair
-        for name in tool_names.split(" ")
-        for pair in _pairs(tokens(_CAMEL.sub(" ", name.translate(_NAME_BREAKS))))
-    )
+    return frozenset(pair for name in tool_names.split(" ") for pair in _pairs(name_words(name)))
 
 
 @lru_cache(maxsize=256)
 def _named_phrase(tool_names: str) -> re.Pattern[str] | None:
-    """The phrase that asks for one of the offered tools by its whole name (`_TOOL_VERBS`,
+    """The phrase that asks for one of the offered tools by its whole name (`TOOL_VERBS`,
     "the" or "your", the name, bare or in backticks or quotes, then "tool"; or an imperative
     `_FUNCTION_VERBS` so, then "function"), any case; None when no tool is offered. Cached,
     as `tool_words` is."""
@@ -127,8 +119,8 @@ def _named_phrase(tool_names: str) -> re.Pattern[str] | None:
         return None
     name = "|".join(map(re.escape, names))
     return re.compile(
-        rf"\b{_TOOL_VERBS}\s+(?:the|your)\s+(?P<q>[`'\"]?)(?P<tool>{name})(?P=q)\s+tool\b"
-        rf"|{_IMPERATIVE}{_FUNCTION_VERBS}\s+(?:the|your)\s+(?P<fq>[`'\"]?)"
+        rf"\b{TOOL_VERBS}\s+(?:the|your)\s+(?P<q>[`'\"]?)(?P<tool>{name})(?P=q)\s+tool\b"
+        rf"|{IMPERATIVE}{_FUNCTION_VERBS}\s+(?:the|your)\s+(?P<fq>[`'\"]?)"
         rf"(?P<function>{name})(?P=fq)\s+function\b",
         re.IGNORECASE,
     )

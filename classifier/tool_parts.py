@@ -36,8 +36,10 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-# The rule's verbs before a tool's name and "tool" (`classifier.rules._TOOL_VERBS`), and the
-# imperatives that ask for a tool by its bare name
+# The verbs before an offered tool's name, or a part of it, and "tool", and the opening of
+# an imperative ask, for this phrase and the whole name's (`classifier.rules._named_phrase`,
+# which imports them: one set of verbs for both); and the imperatives that ask for a tool by
+# its bare name
 TOOL_VERBS = r"(?:use|using|call|calling|run|running|invoke|with|via)"
 BARE_VERBS = r"(?:use|using|call|invoke)"
 IMPERATIVE = r"(?:^|(?<=[.!?;:,\n])|\b(?:please|you|then)\b)\s*"
@@ -57,6 +59,14 @@ GENERIC = frozenset(_GENERIC_TEXT.split())
 MIN_CHARS = 3
 
 
+def name_words(name: str) -> list[str]:
+    """The words of the tool name `name`, in lower case: split at `_`, `-`, `.`, spaces and
+    CamelCase, a run of capitals one word ("HTTPRequest" gives "http", "request"), digits
+    apart. The one splitter of tool names, for their parts here and for the pairs of their
+    words (`classifier.rules.tool_words`)."""
+    return [w.lower() for w in _WORDS.findall(name)]
+
+
 def name_parts(name: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]:
     """The parts of the tool name `name` that ask for it: those asked for with "tool"
     after them, and those asked for bare (the runs a `Tool` word ends), each a tuple of
@@ -64,7 +74,7 @@ def name_parts(name: str) -> tuple[list[tuple[str, ...]], list[tuple[str, ...]]]
     runs: list[tuple[str, ...]] = []
     bare: list[tuple[str, ...]] = []
     run: list[str] = []
-    for word in (w.lower() for w in _WORDS.findall(name)):
+    for word in name_words(name):
         if word not in _TOOL_WORDS:
             run.append(word)
             continue
@@ -122,4 +132,4 @@ def asked_part(tool_names: str, text: str) -> str | None:
     found = phrase.search(text) if phrase is not None else None
     if found is None:
         return None
-    return " ".join(_WORDS.findall(found["part"] or found["bare"])).lower()
+    return " ".join(name_words(found["part"] or found["bare"]))

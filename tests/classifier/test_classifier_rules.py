@@ -110,6 +110,14 @@ def test_camel_case_tool_names_count_as_named_tools() -> None:
     assert "quote" in explain(chat("stock quote for ACME please", tools=[stock]))["rule"]
 
 
+def test_upper_case_tool_names_count_as_named_tools() -> None:
+    # Composio's names are upper case: one splitter (`classifier.tool_parts.name_words`)
+    # reads `GITHUB_CREATE_ISSUE` as words, where splitting before each capital read letters
+    issue = {"type": "function", "function": {"name": "GITHUB_CREATE_ISSUE"}}
+    body = chat("Please create an issue titled crash on startup", tools=[issue])
+    assert "create issue" in explain(body)["rule"]
+
+
 LEGACY_WEATHER = WEATHER["function"]  # a deprecated `functions` entry: name, description
 
 
