@@ -108,3 +108,13 @@ def test_each_kind_of_block_gets_its_type(
 def test_text_without_bamls_prefix_shows_no_type() -> None:
     assert baml_schema("Write a poem.\n{\n  title: string,\n}") is None
     assert baml_schema("Answer in JSON using this schema:\n{\n  title string\n}") is None
+
+
+def test_an_enums_values_end_where_its_block_ends() -> None:
+    """The words after the categories' block are the prompt's, not values (the simulator's
+    own copy of the block's search read on to the text's end)."""
+    prompt = (
+        "Classify the review.\n\nAnswer with any of the categories:\nSentiment\n----\n"
+        "- POSITIVE\n- NEGATIVE\n\nExamples:\n- not a category: foo"
+    )
+    assert baml_schema(prompt) == {"enum": ["POSITIVE", "NEGATIVE"]}
