@@ -69,7 +69,7 @@ from classifier.message import (
     System,
     part_text,
     read_system,
-    scanned_parts,
+    scanned_texts,
 )
 
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
@@ -98,7 +98,7 @@ def _read(content: object, aiders: bool) -> tuple[str, bool]:
     if isinstance(content, str):
         words = own_words(content, aiders=aiders)
         return clip(words), words != content
-    texts = _part_texts(content)
+    texts = scanned_texts(content)
     kept = turn_words(texts, aiders=aiders)
     cut = kept != [text for text in texts if text]
     size = sum(map(len, kept)) + len(kept) - 1
@@ -114,42 +114,46 @@ def _texts(content: object, aiders: bool) -> list[str]:
     """The texts of a part array's scanned parts, without their harness blocks
     (`turn_words`: each part is read with the one after it, and a resumed tool result with
     the resumption after it); none for anything else."""
-    return turn_words(_part_texts(content), aiders=aiders)
+    return turn_words(scanned_texts(content), aiders=aiders)
 
 
-def _part_texts(content: object) -> list[str]:
-    """The text of each of a part array's scanned parts (`scanned_parts`: the first and last
-    8 of a long one), "" for a part of no text; none for anything else."""
-    if not isinstance(content, list):
-        return []
-    return [part_text(part) or "" for part in scanned_parts(content)]
+# Whether each user message of one request read so far greets (`_greets`), by identity: the
+# messages outlive the reading, so no id is another's while it is kept
+_Greetings = dict[int, bool]
 
 
-def _asks(message: object, aiders: bool) -> bool:
+def _asks(message: object, aiders: bool, known: _Greetings) -> bool:
     """A user message with words of the user's: not only images, files or harness text
     (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
     (`aiders`), one of its reflections, nor a greeting or a bare request for help alone
     (`_greets`): "Hi! Can you help me?" asks nothing yet, and the chat's first ask is its
-    first task, which keys the conversation (two chats opening with "hi" were one)."""
+    first task, which keys the conversation (two chats opening with "hi" were one).
+    `known`: the request's messages told greetings or not (`_greets`)."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return has_words(content, aiders=aiders) and not greets(content)
-    texts = _part_texts(content)
-    return turn_asks(texts, aiders=aiders) and not _greeting_parts(texts)
+        return has_words(content, aiders=aiders) and not _greets(message, known)
+    return turn_asks(scanned_texts(content), aiders=aiders) and not _greets(message, known)
 
 
-def _greets(message: object) -> bool:
+def _greets(message: object, known: _Greetings) -> bool:
     """A user message that is only a greeting and/or a bare request for help or attention
     (`classifier.greeting.greets`), as sent: an agent's text around it, an image or a file
-    beside it, is more than a greeting."""
-    content = message.get("content") if isinstance(message, dict) else None
+    beside it, is more than a greeting. Told once a request (`known`): "hello there!" alone
+    was told five times a view, by each reader in both scans (found in review)."""
+    if (told := known.get(id(message))) is not None:
+        return told
+    told = known[id(message)] = _greeting(
+        message.get("content") if isinstance(message, dict) else None
+    )
+    return told
+
+
+def _greeting(content: object) -> bool:
+    """A content that greets (`greets`): a string, or a part array's texts (`scanned_texts`)
+    that are text parts only, together a greeting."""
     if isinstance(content, str):
         return greets(content)
-    return _greeting_parts(_part_texts(content))
-
-
-def _greeting_parts(texts: list[str]) -> bool:
-    """A part array's texts (`_part_texts`) that are text parts only, together a greeting."""
+    texts = scanned_texts(content)
     return bool(texts) and all(texts) and greets(" ".join(texts))
 
 
@@ -169,10 +173,18 @@ class Asks(NamedTuple):
     after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
     harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
-    # the asks are system messages: the request holds nothing else (`classifier.system_ask`)
-    in_system: bool = False
-    # no user message asks and one passed over greets (`_greets`): nothing asked yet
-    greeted: bool = False
+    greeting: bool = False  # a user message passed over greets (`_greets`)
+
+    @property
+    def in_system(self) -> bool:
+        """The asks are system messages, the request holding nothing else
+        (`classifier.system_ask`): every other ask is a user's, sent or read in a history."""
+        return role_of(self.first) in system_ask.ROLES
+
+    @property
+    def greeted(self) -> bool:
+        """No user message asks and one passed over greets: nothing asked yet."""
+        return self.greeting and self.first is None and self.latest is None
 
 
 def user_messages(messages: list[Any], system: System, framed: frameworks.Framed) -> Asks:
@@ -196,39 +208,39 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     (`classifier.frameworks.framed`: instructor's retries, Strands' nudge). A request of
     system messages alone asks by them (`classifier.system_ask.system_asks`)."""
     if (alone := system_ask.system_asks(messages)) is not None:
-        return Asks(alone.first, alone.latest, False, False, False, in_system=True)
+        return Asks(alone.first, alone.latest, False, False, False)
     latest: object = None
     after_tool: bool | None = None
     passed = 0
     harness = False
-    greeted = False
+    greeting = False
+    known: _Greetings = {}
     aiders = aider.is_aiders(messages)
     last = len(messages) - 1
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
             own = _fixed(messages, last - back, system, aiders, framed)
-            if own is None and _asks(message, aiders):
+            if own is None and _asks(message, aiders, known):
                 latest = message
                 break
             if own == "result" and after_tool is None:
                 after_tool = True  # langroid's tool result, a user message
-            harness = harness or (own in ("agent", None) and _has_text(message))
-            greeted = greeted or (own is None and _greets(message))
+            harness = harness or (own in ("agent", None) and _has_text(message, known))
+            greeting = greeting or (own is None and _greets(message, known))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
         elif after_tool is None:
             after_tool = role_of(message) in ("tool", "function")
-    first, passed_over = _first(messages, system, latest, aiders, framed)
+    first, passed_over = _first(messages, system, latest, aiders, framed, known)
     if latest is not None and (task := open_webui.task_asks(messages)) is not None:
         first, latest = task.first, task.latest
     if (run := browser_use.run_asks(messages, system)) is not None:
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
-    greeted = greeted and first is None and latest is None
-    return Asks(first, latest, bool(after_tool), harness or passed_over, aiders, greeted=greeted)
+    return Asks(first, latest, bool(after_tool), harness or passed_over, aiders, greeting)
 
 
 def first_ask(messages: list[Any], *, system: System | None = None) -> object:
@@ -251,7 +263,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     system = read_system(messages) if system is None else system
     if (run := browser_use.run_asks(messages, system)) is not None:
         return run.first
-    return _first(messages, system, None, aider.is_aiders(messages), frameworks.Framed())[0]
+    aiders = aider.is_aiders(messages)
+    return _first(messages, system, None, aiders, frameworks.Framed(), {})[0]
 
 
 def _first(
@@ -260,6 +273,7 @@ def _first(
     latest: object,
     aiders: bool,
     framed: frameworks.Framed,
+    known: _Greetings,
 ) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
     and whether an agent's text alone or Aider's messages were passed over on the way;
@@ -276,10 +290,10 @@ def _first(
             return message, harness
         if own := _fixed(messages, index, system, aiders, framed):
             harness = harness or own == "agent"
-        elif _asks(message, aiders):
+        elif _asks(message, aiders, known):
             return message, harness
         else:
-            harness = harness or _has_text(message)
+            harness = harness or _has_text(message, known)
     return None, harness
 
 
@@ -311,16 +325,16 @@ def _fixed(
     return None
 
 
-def _has_text(message: object) -> bool:
-    """Whether a message holds text other than white space and is no greeting (`_greets`):
-    one that asks nothing (`_asks`) is then an agent's text alone, not an image, an empty
-    message or the user's "hello"."""
-    if _greets(message):
+def _has_text(message: object, known: _Greetings) -> bool:
+    """Whether a message holds text other than white space and is no greeting (`_greets`,
+    told once a request: `known`): one that asks nothing (`_asks`) is then an agent's text
+    alone, not an image, an empty message or the user's "hello"."""
+    if _greets(message, known):
         return False
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
         return not content.isspace() and bool(content)
-    return any(text and not text.isspace() for text in _part_texts(content))
+    return any(text and not text.isspace() for text in scanned_texts(content))
 
 
 def ask_content(

@@ -60,6 +60,16 @@ def scanned_parts(content: Sequence[Any]) -> list[Any]:
     return [content[at] for at in scanned_at(len(content))]
 
 
+def scanned_texts(content: object) -> list[str]:
+    """The text of each of a part array's scanned parts (`scanned_parts`: the first and last
+    8 of a long one), "" for a part of no text; none for anything else. One reading for the
+    user's asks (`classifier.asks`) and a request of system messages alone
+    (`classifier.system_ask`), which each had it."""
+    if not isinstance(content, list):
+        return []
+    return [part_text(part) or "" for part in scanned_parts(content)]
+
+
 def scanned_at(count: int) -> Sequence[int]:
     """Where the parts read of an array of `count` parts are: all of them, or the first and
     the last 8 of more than `SCAN_PARTS` (a task's text comes first, a tool result's last)."""

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any, NamedTuple
 
-from classifier.message import SCAN_MESSAGES, part_text, scanned_parts
+from classifier.message import SCAN_MESSAGES, scanned_texts
 
-_ROLES = ("system", "developer")
+# The roles of a system prompt's messages (`classifier.asks.Asks.in_system` tells the asks by it)
+ROLES = ("system", "developer")
 # Longer than this, a system prompt says more than who the model is: it is read
 _PERSONA_CHARS = 400
 # A sentence saying who the model is or how it behaves, and nothing of a task: "You are a
@@ -55,28 +55,19 @@ def system_asks(messages: Sequence[Any]) -> SystemAsks | None:
     prompt only says who the model is (`persona_only`)."""
     if not messages or len(messages) > SCAN_MESSAGES:
         return None
-    if any(not isinstance(m, dict) or m.get("role") not in _ROLES for m in messages):
+    if any(not isinstance(m, dict) or m.get("role") not in ROLES for m in messages):
         return None
-    worded = [m for m in islice(messages, SCAN_MESSAGES) if _worded(m)]
-    if not worded or all(persona_only(_text(m)) for m in worded):
+    texts = [(m, _text(m)) for m in messages]  # each read once, for words and for a persona
+    worded = [(m, text) for m, text in texts if text and not text.isspace()]
+    if not worded or all(persona_only(text) for _, text in worded):
         return None
-    return SystemAsks(worded[0], worded[-1])
-
-
-def _worded(message: dict[str, Any]) -> bool:
-    """Whether a system message holds text other than white space."""
-    text = _text(message)
-    return bool(text) and not text.isspace()
+    return SystemAsks(worded[0][0], worded[-1][0])
 
 
 def _text(message: dict[str, Any]) -> str:
     """A system message's text: its string, or its scanned parts' texts a line apart."""
     content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "\n".join(part_text(part) or "" for part in scanned_parts(content))
-    return ""
+    return content if isinstance(content, str) else "\n".join(scanned_texts(content))
 
 
 def persona_only(text: str) -> bool:

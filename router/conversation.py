@@ -164,17 +164,20 @@ def conversation_key(
     framed = framework is not None
     if framework is not None:
         _hash_part(digest, framework)
-    alone = system_asks(messages) is not None  # system messages alone: they are the asks
+    alone = system_asks(messages)  # system messages alone: they are the asks
     for message in messages:  # the system prompt: what comes before the first user message
         if not isinstance(message, dict):
             continue
         role = message.get("role")
-        if role in ("system", "developer") and not (framed or alone):
+        if role in ("system", "developer") and not (framed or alone is not None):
             _hash_part(digest, clockless(_unchanging(str(message.get("content")))))
         elif role == "user":
             first = message
             break
-    first = first_ask(messages, system=system) or first
+    # `first_ask` of system messages alone is their first (no history is handed without an
+    # assistant's message): read here already, not read again
+    asked = alone.first if alone is not None else first_ask(messages, system=system)
+    first = asked or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
         _hash_part(digest, str(words)[:KEY_CHARS])

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import asks, classify, explain, request
 from classifier.asks import first_ask
 from classifier.decision import GREETED, UNKNOWN
 from classifier.greeting import GREETING_CHARS, greets
@@ -121,3 +121,32 @@ def test_a_greeting_alone_keys_by_its_first_user_message() -> None:
     (`router.resilience.Resilience._pins`)."""
     assert conversation_key(chat("hi"), {}, "alice") == conversation_key(chat("hi"), {}, "alice")
     assert conversation_key(chat("hi"), {}, "alice") != conversation_key(chat("hello"), {}, "alice")
+
+
+@pytest.mark.parametrize(
+    ("body", "read"),
+    [
+        ({"messages": [{"role": "user", "content": "hello there!"}]}, 1),
+        (
+            {"messages": [{"role": "user", "content": [{"type": "text", "text": "hello there!"}]}]},
+            1,
+        ),
+        (chat("hello there!", "hi"), 2),
+        (chat("Hi! Can you help me?", MATH), 2),
+    ],
+)
+def test_each_user_message_is_told_a_greeting_once_a_view(
+    body: dict[str, Any], read: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Whether a user message asks, holds an agent's text or greets, and in both scans (for
+    the latest ask and for the first), it is told a greeting once: a lone "hello there!"
+    was told five times a view (found in review)."""
+    told: list[str] = []
+
+    def counted(text: str) -> bool:
+        told.append(text)
+        return greets(text)
+
+    monkeypatch.setattr(asks, "greets", counted)
+    request.view(body)
+    assert len(told) == read
