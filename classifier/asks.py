@@ -61,7 +61,7 @@ from classifier import (
     system_ask,
 )
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
-from classifier.greeting import greets
+from classifier.greeting import Greetings, greets_once
 from classifier.harness import has_words, own_words, turn_asks, turn_words
 from classifier.message import (
     SCAN_MESSAGES,
@@ -117,44 +117,17 @@ def _texts(content: object, aiders: bool) -> list[str]:
     return turn_words(scanned_texts(content), aiders=aiders)
 
 
-# Whether each user message of one request read so far greets (`_greets`), by identity: the
-# messages outlive the reading, so no id is another's while it is kept
-_Greetings = dict[int, bool]
-
-
-def _asks(message: object, aiders: bool, known: _Greetings) -> bool:
+def _asks(message: object, aiders: bool, known: Greetings) -> bool:
     """A user message with words of the user's: not only images, files or harness text
     (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
     (`aiders`), one of its reflections, nor a greeting or a bare request for help alone
-    (`_greets`): "Hi! Can you help me?" asks nothing yet, and the chat's first ask is its
-    first task, which keys the conversation (two chats opening with "hi" were one).
-    `known`: the request's messages told greetings or not (`_greets`)."""
+    (`greeting.greets_once`): "Hi! Can you help me?" asks nothing yet, and the chat's first
+    ask is its first task, which keys the conversation (two chats opening with "hi" were one).
+    `known`: the request's messages told greetings or not (`greeting.greets_once`)."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return has_words(content, aiders=aiders) and not _greets(message, known)
-    return turn_asks(scanned_texts(content), aiders=aiders) and not _greets(message, known)
-
-
-def _greets(message: object, known: _Greetings) -> bool:
-    """A user message that is only a greeting and/or a bare request for help or attention
-    (`classifier.greeting.greets`), as sent: an agent's text around it, an image or a file
-    beside it, is more than a greeting. Told once a request (`known`): "hello there!" alone
-    was told five times a view, by each reader in both scans (found in review)."""
-    if (told := known.get(id(message))) is not None:
-        return told
-    told = known[id(message)] = _greeting(
-        message.get("content") if isinstance(message, dict) else None
-    )
-    return told
-
-
-def _greeting(content: object) -> bool:
-    """A content that greets (`greets`): a string, or a part array's texts (`scanned_texts`)
-    that are text parts only, together a greeting."""
-    if isinstance(content, str):
-        return greets(content)
-    texts = scanned_texts(content)
-    return bool(texts) and all(texts) and greets(" ".join(texts))
+        return has_words(content, aiders=aiders) and not greets_once(message, known)
+    return turn_asks(scanned_texts(content), aiders=aiders) and not greets_once(message, known)
 
 
 def role_of(message: object) -> str:
@@ -173,7 +146,7 @@ class Asks(NamedTuple):
     after_tool: bool  # a tool result is the last message, user messages that ask nothing aside
     harness: bool  # an agent's text alone in a user message passed over, or Aider's messages
     aiders: bool  # the request is Aider's (`classifier.aider.is_aiders`)
-    greeting: bool = False  # a user message passed over greets (`_greets`)
+    greeting: bool = False  # a user message passed over greets (`greeting.greets_once`)
 
     @property
     def in_system(self) -> bool:
@@ -214,7 +187,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     passed = 0
     harness = False
     greeting = False
-    known: _Greetings = {}
+    known: Greetings = {}
     aiders = aider.is_aiders(messages)
     last = len(messages) - 1
     for back, message in enumerate(islice(reversed(messages), SCAN_ROLES)):
@@ -227,7 +200,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
             if own == "result" and after_tool is None:
                 after_tool = True  # langroid's tool result, a user message
             harness = harness or (own in ("agent", None) and _has_text(message, known))
-            greeting = greeting or (own is None and _greets(message, known))
+            greeting = greeting or (own is None and greets_once(message, known))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
@@ -273,7 +246,7 @@ def _first(
     latest: object,
     aiders: bool,
     framed: frameworks.Framed,
-    known: _Greetings,
+    known: Greetings,
 ) -> tuple[object, bool]:
     """`first_ask`, known to be no later than `latest` when that is given (an ask already),
     and whether an agent's text alone or Aider's messages were passed over on the way;
@@ -325,11 +298,11 @@ def _fixed(
     return None
 
 
-def _has_text(message: object, known: _Greetings) -> bool:
-    """Whether a message holds text other than white space and is no greeting (`_greets`,
-    told once a request: `known`): one that asks nothing (`_asks`) is then an agent's text
-    alone, not an image, an empty message or the user's "hello"."""
-    if _greets(message, known):
+def _has_text(message: object, known: Greetings) -> bool:
+    """Whether a message holds text other than white space and is no greeting
+    (`greeting.greets_once`, told once a request: `known`): one that asks nothing (`_asks`)
+    is then an agent's text alone, not an image, an empty message or the user's "hello"."""
+    if greets_once(message, known):
         return False
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):

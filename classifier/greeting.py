@@ -16,6 +16,8 @@ from __future__ import annotations
 
 import re
 
+from classifier.message import scanned_texts
+
 # Longer is never only a greeting: the bound keeps the match's work small on any text.
 GREETING_CHARS = 120
 
@@ -92,3 +94,30 @@ def greets(text: str) -> bool:
     if not flat or _NAMES_ONLY.fullmatch(flat):
         return False
     return _WHOLE.fullmatch(flat) is not None
+
+
+# Whether each user message of one request read so far greets (`greets_once`), by identity: the
+# messages outlive the reading, so no id is another's while it is kept
+Greetings = dict[int, bool]
+
+
+def greets_once(message: object, known: Greetings) -> bool:
+    """A user message that is only a greeting and/or a bare request for help or attention
+    (`classifier.greeting.greets`), as sent: an agent's text around it, an image or a file
+    beside it, is more than a greeting. Told once a request (`known`): "hello there!" alone
+    was told five times a view, by each reader in both scans (found in review)."""
+    if (told := known.get(id(message))) is not None:
+        return told
+    told = known[id(message)] = message_greets(
+        message.get("content") if isinstance(message, dict) else None
+    )
+    return told
+
+
+def message_greets(content: object) -> bool:
+    """A content that greets (`greets`): a string, or a part array's texts (`scanned_texts`)
+    that are text parts only, together a greeting."""
+    if isinstance(content, str):
+        return greets(content)
+    texts = scanned_texts(content)
+    return bool(texts) and all(texts) and greets(" ".join(texts))

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from classifier import asks, classify, explain, request
+from classifier import classify, explain, greeting, request
 from classifier.asks import first_ask
 from classifier.decision import GREETED, UNKNOWN
 from classifier.greeting import GREETING_CHARS, greets
@@ -147,6 +147,6 @@ def test_each_user_message_is_told_a_greeting_once_a_view(
         told.append(text)
         return greets(text)
 
-    monkeypatch.setattr(asks, "greets", counted)
+    monkeypatch.setattr(greeting, "greets", counted)
     request.view(body)
     assert len(told) == read
