@@ -43,9 +43,9 @@ class UpstreamError(RouterError):
     # the backend's own HTTP status when the client's may differ: the attempt's record says it
     upstream_status: int | None = None
     wire: WireError | None = None  # set when the upstream said it in-band, in its own words
-    # a deadline (`Timeout`) ended some attempt of the plan this error ends: a retry would
-    # wait it out again (`router.plan_error.most_meaningful`, `router.api.errors`)
-    deadline_met = False
+    # every attempt of the plan this error ends failed fast, so the client's SDK may retry
+    # it on its own 5xx rule (`router.plan_error.all_failed_fast`, `router.api.errors`)
+    all_failed_fast = False
 
     def __init__(
         self,

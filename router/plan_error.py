@@ -9,9 +9,12 @@ import math
 from typing import TypeVar
 
 from router.attempt_errors import (
+    Cut,
+    Malformed,
     Overloaded,
     RateLimited,
     RouterFault,
+    ServerError,
     Timeout,
     Unreachable,
     UpstreamError,
@@ -27,12 +30,39 @@ BRIEF_CHARS = 160
 def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """The error the client is told (`_chosen`), a backend's 5xx naming that backend
     (`named`) and, briefly, how each other backend tried failed (`with_others`), marked
-    `deadline_met` when a deadline ended any of the attempts, whichever error is told: a
-    backend that hung, then another's 500, is still a hang the client's retry would wait
-    out again (`router.api.errors.error_headers`)."""
+    `all_failed_fast` from every attempt, whichever error is told
+    (`router.api.errors.error_headers`)."""
     error = with_others(named(_chosen(errors)), errors)
-    error.deadline_met = any(isinstance(e, Timeout) for e in errors)
+    error.all_failed_fast = all_failed_fast(errors)
     return error
+
+
+def all_failed_fast(errors: list[UpstreamError]) -> bool:
+    """Whether the plan's error is left to the client SDK's own 5xx rule (no
+    `x-should-retry`: retry twice with backoff, as against OpenAI's or vLLM's own 500):
+    only when every attempt failed fast.
+
+    Decided on the set, never on the error told, as `_soonest` is: local's 500 and the
+    cloud's refusal said nothing (the SDK retried) in one order and `false` in the other
+    (found in review). `x-should-retry: false` ended the client's call after one transient
+    500 from a route's only backend, where against the backend itself the SDK would have
+    retried (ragas 0.4.3 scored NaN after one request, found live). A failure that came
+    fast is worth a retry a moment later: a backend's 5xx answer (`server_error`: a 504
+    from its own proxy too), a connection refused or reset (`unreachable`), a reply cut or
+    unreadable before anything reached the client (`cut`, `malformed`). A dead backend
+    costs little: the SDK retries twice, and the breaker opens after `failure_threshold`
+    failures, the client then told the router's 503 with `retry-after`.
+
+    Any other attempt makes it `false`: a deadline (`Timeout`: connect, first token, idle,
+    stall or total; the router's own, never a backend's), which the retry waits out again,
+    minutes of a hung backend per try; a backend refusing the router's key, billing or
+    model (`backend_refused`) and a bug of ours (`router_error`), which the same request
+    meets again; a 4xx (in-band too); an overload or a rate limit (a wait told is told by
+    its own headers; an overload naming none has nothing to wait for)."""
+    return all(e.status >= 500 and isinstance(e, _FAST) for e in errors)
+
+
+_FAST = (ServerError, Unreachable, Cut, Malformed)
 
 
 def with_passed_over(error: UpstreamError, plan: Plan) -> UpstreamError:
@@ -57,7 +87,7 @@ def named(error: UpstreamError) -> UpstreamError:
     of ours (`RouterFault`), nor a 4xx, passed through in the backend's words; the
     `x-smf-backend` header names the backend of any (`router.api.front.decision_headers`)."""
     name = error.backend
-    if error.status < 500 or not name or isinstance(error, BackendRefused | RouterFault):
+    if not _a_backends_5xx(error) or isinstance(error, BackendRefused | RouterFault):
         return error
     if not error.message.startswith(f"{name}: "):
         error.message = f"{name}: {error.message}"
@@ -66,21 +96,30 @@ def named(error: UpstreamError) -> UpstreamError:
 
 
 def with_others(error: UpstreamError, errors: list[UpstreamError]) -> UpstreamError:
-    """`error`, a backend's 5xx that `named` named, followed by each other backend's last
-    failure, named and cut to `BRIEF_CHARS` ("local: Internal Server Error; cloud: Internal
-    Server Error"): both backends answering 500 told the client "local: Internal Server
-    Error" alone, and the cloud's failure read as a cloud never tried (found in a live
-    review with grok-cli). Each message was cleaned of secrets when its error was made
+    """`error`, a backend's 5xx (named by `named`, or a refusal or a bug of ours in its own
+    words), followed by each other backend's last failure, named and cut to `BRIEF_CHARS`
+    ("local: Internal Server Error; cloud: Internal Server Error"): both backends answering
+    500 told the client "local: Internal Server Error" alone, and the cloud's failure read
+    as a cloud never tried (found in a live review with grok-cli); the cloud refusing the
+    router's key told its refusal alone, hiding local's 500 (found in re-review). A bug of
+    ours keeps `INTERNAL_ERROR` and no exception, the others' failures being the backends'
+    own. Each message was cleaned of secrets when its error was made
     (`router.attempt_errors.UpstreamError`). Its `code` and `type` stay the chosen one's;
     a 4xx or a 429 keeps its own words, as `named` leaves them."""
     chosen = error.backend
-    if error.status < 500 or not chosen or isinstance(error, BackendRefused | RouterFault):
+    if not _a_backends_5xx(error):
         return error
     others = {e.backend: e for e in errors if e.backend and e.backend != chosen}
     if others:
         error.message += "".join(f"; {_brief(e)}" for e in others.values())
         error.args = (error.message,)
     return error
+
+
+def _a_backends_5xx(error: UpstreamError) -> bool:
+    """Whether `error` is a 5xx of a named backend, what `named` and `with_others` add
+    words to: a 4xx or a 429 is told in the backend's words alone."""
+    return error.status >= 500 and bool(error.backend)
 
 
 def _brief(error: UpstreamError) -> str:

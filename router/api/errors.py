@@ -14,13 +14,8 @@ from router import request as req
 from router.api.anthropic_paths import anthropic_path
 from router.api.headers import request_headers
 from router.attempt_errors import (
-    Cut,
-    Malformed,
     Overloaded,
     RateLimited,
-    ServerError,
-    Timeout,
-    Unreachable,
     UpstreamError,
 )
 from router.errors import (
@@ -58,8 +53,9 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     """The headers an error answer carries besides its content type and length.
 
     The router already tried every fallback, so an SDK retrying at once is futile when the
-    same failure would come again: a deadline waited out, a refusal (`worth_retrying`; a
-    fast transient failure, a 5xx answer or a reset, is left to the SDK's own 5xx rule)
+    same failure would come again: a deadline waited out, a refusal
+    (`router.plan_error.all_failed_fast`: a plan whose every attempt failed fast, a 5xx
+    answer or a reset, is left to the SDK's own 5xx rule)
     — except after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
     and honours `retry-after-ms`/`retry-after`, the soonest any rate-limited or overloaded
     backend named (`router.dispatch`: the client may come back when any backend may take
@@ -100,7 +96,7 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     elif isinstance(error, RateLimited):
         pass  # the SDK retries a 429 on its own
     elif isinstance(error, UpstreamError):
-        if not worth_retrying(error):
+        if not error.all_failed_fast:  # some attempt of the plan did not fail fast
             out["x-should-retry"] = "false"
     elif isinstance(error, ShuttingDown):
         out["x-should-retry"] = "true"  # nothing was wrong with the request
@@ -122,32 +118,6 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
 # (found in review, Claude Code 2.1.197). Not 408 (a body that stopped arriving may arrive
 # whole next time), 409, 429 or a 5xx: the SDKs rightly retry those.
 FINAL = frozenset({400, 401, 403, 404, 405, 413, 415, 422, 431})
-
-
-def worth_retrying(error: UpstreamError) -> bool:
-    """Whether an exhausted plan's error is left to the SDK's own 5xx rule (no
-    `x-should-retry`: retry twice with backoff, as against OpenAI's or vLLM's own 500).
-
-    `x-should-retry: false` ended the client's call after one transient 500 from a route's
-    only backend, where against the backend itself the SDK would have retried (ragas 0.4.3
-    scored NaN after one request, found live). A failure that came fast is worth a retry a
-    moment later: a backend's 5xx answer (`server_error`: a 504 from its own proxy too, as
-    the SDK would retry it against that backend), a connection refused or reset
-    (`unreachable`), a reply cut or unreadable before anything reached the client (`cut`,
-    `malformed`: a proxy's page during a restart, an engine dropping the request). A dead
-    backend costs little: the SDK retries twice, and the breaker opens after
-    `failure_threshold` failures, the client then told the router's 503 with `retry-after`.
-
-    Not worth it, `false` as before: any attempt of the plan ended by a deadline
-    (`deadline_met`: connect, first token, idle, stall or total; the router's own, never
-    a backend's): the retry waits it out again, minutes of a hung backend per try; a
-    backend refusing the router's key, billing or model (`backend_refused`) and a bug of
-    ours (`router_error`), which the same request meets again; a 4xx passed through; an
-    overload naming no wait (nothing to wait for). A client hanging up (`silent`) is
-    answered nothing."""
-    if error.deadline_met or isinstance(error, Timeout):
-        return False
-    return error.status >= 500 and isinstance(error, ServerError | Unreachable | Cut | Malformed)
 
 
 def _should_retry(seconds: int) -> str:

@@ -6,7 +6,7 @@ named backend (or a route's only one) ended the client's call, where against tha
 itself the SDK would have retried twice with backoff (ragas 0.4.3 scored NaN after one
 request, found live). A 5xx answer, a reset or a cut now carries no `x-should-retry` (the
 SDK's own 5xx rule); a plan any of whose attempts a deadline ended keeps `false`, since a
-retry waits the deadline out again (`router.api.errors.worth_retrying`). Real sockets on
+retry waits the deadline out again (`router.plan_error.all_failed_fast`). Real sockets on
 127.0.0.1: the router, two simulators (`local`, `cloud`; short deadlines), the official
 openai SDK with its retries on.
 """
