@@ -170,21 +170,22 @@ class Resilience:
         # Not forced by name, and not a detour: a conversation the local backend's passing
         # trouble sent to the cloud comes back once it is well (an earlier pin stays).
         if record.auto_routed and not record.detour and self._configured(record.backend):
-            if not self._pins(record, record.conversation, record.backend):
+            if not self._pins(record):
                 return
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
 
-    def _pins(self, record: Record, conversation: str, backend: str) -> bool:
-        """Whether auto-routed `record` may pin `conversation` to `backend`: a turn read as
-        asking nothing (route reason `nothing_read`: source `default`, as a greeting alone,
-        `classifier.greeting`) only keeps a pin to `backend` (its TTL restarts). A chat's
-        "Hi! Can you help me?" pinned it to the default route's backend, its math and prose
-        local for the sticky TTL (users' probes): its backend is its first turn that asked
-        something. Not below_min_confidence: an agent's session relies on its first pin."""
+    def _pins(self, record: Record) -> bool:
+        """Whether auto-routed `record` may pin its conversation to its backend: a turn read
+        as asking nothing (route reason `nothing_read`: source `default`, as a greeting
+        alone, `classifier.greeting`) only keeps a pin to that backend (its TTL restarts). A
+        chat's "Hi! Can you help me?" pinned it to the default route's backend, its math and
+        prose local for the sticky TTL (users' probes): its backend is its first turn that
+        asked something. Not below_min_confidence: an agent's session relies on its first
+        pin. Read from the source: a record holds no intent or target for `route_reason`."""
         if record.intent_source != "default":
             return True
-        return self.table.get(conversation) == backend
+        return self.table.get(record.conversation or "") == record.backend  # both set: the caller
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
         """Its conversations stay pinned to it: the policy puts a pin first only while it is

@@ -75,3 +75,34 @@ def test_a_turn_read_as_asking_nothing_keeps_a_pin_but_makes_none(
     turns += [{"role": "assistant", "content": "..."}, {"role": "user", "content": "qwzx"}]
     last = pinned_headers(pinning, key, {"model": "auto", "messages": turns})
     assert (last["x-smf-intent"], last["x-smf-backend"]) == ("unknown", "cloud")
+
+
+def test_a_turn_read_as_asking_nothing_on_its_pinned_backend_restarts_the_pins_ttl(
+    pinning: tuple[RunningRouter, Collect],
+) -> None:
+    """A pin kept by a turn that asks nothing has its TTL restarted (`Table.remember`):
+    after a "zkvq" (the chat's key), a proof pins the cloud, a "qwzx" three quarters of the
+    TTL later keeps it, and a coding ask (local first on its own) another three quarters
+    later, past the proof's expiry but inside the "qwzx"'s, still goes to the cloud. The
+    sticky table's clock is stepped by hand, no sleep."""
+    key = KEYS["greeter"]
+    table = pinning[0].components.gateway.state_source.table  # type: ignore[attr-defined]
+    real_clock, now = table.clock, [table.clock()]
+    table.clock = lambda: now[0]
+    try:
+        turns: list[dict[str, Any]] = [{"role": "user", "content": "zkvq"}]
+        pinned_headers(pinning, key, {"model": "auto", "messages": turns})  # pins nothing
+        turns += [{"role": "assistant", "content": "?"}, {"role": "user", "content": MATH}]
+        proof = pinned_headers(pinning, key, {"model": "auto", "messages": turns})
+        assert (proof["x-smf-intent"], proof["x-smf-backend"]) == ("math", "cloud")
+        now[0] += table.ttl_s * 0.75
+        turns += [{"role": "assistant", "content": "..."}, {"role": "user", "content": "qwzx"}]
+        kept = pinned_headers(pinning, key, {"model": "auto", "messages": turns})
+        assert (kept["x-smf-intent"], kept["x-smf-backend"]) == ("unknown", "cloud")
+        now[0] += table.ttl_s * 0.75
+        code = "Write a Python function that reverses a linked list."
+        turns += [{"role": "assistant", "content": "?"}, {"role": "user", "content": code}]
+        on = pinned_headers(pinning, key, {"model": "auto", "messages": turns})
+        assert (on["x-smf-intent"], on["x-smf-backend"]) == ("coding", "cloud")
+    finally:
+        table.clock = real_clock
