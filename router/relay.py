@@ -4,11 +4,13 @@ Whole events are forwarded as the upstream framed them. The relay watches each o
 usage, finish reasons and errors; it strips the usage chunk again when only the router
 asked for it, and ends a broken stream with an in-band error event — never with a
 truncated answer that looks complete (nor with vLLM's `finish_reason: "abort"`, which
-looks like one to a client that does not know it). One chat chunk is rewritten: a
-tool-call fragment the upstream numbered otherwise than OpenAI does (Ollama's parallel
+looks like one to a client that does not know it). Two kinds of chat chunk are rewritten:
+a tool-call fragment the upstream numbered otherwise than OpenAI does (Ollama's parallel
 calls all at `index: 0`, or no `index` at all) gets its call's number, 0, 1, … as the
-calls begin (`CallKeys`), since chat clients join fragments by `index`; a chunk already
-numbered so goes out byte for byte.
+calls begin (`CallKeys`), since chat clients join fragments by `index`; and a call's
+opening fragment that names its function without `arguments` (vLLM's) gets OpenAI's
+`"arguments": ""` (`router.call_opening`), since clients type them as a string. Every
+other chunk goes out byte for byte.
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ from router.answer_end import finished
 from router.attempt_errors import Cut, Malformed, Timeout, UpstreamError
 from router.backends.base import Translation
 from router.call import Call, Committed
+from router.call_opening import give_empty_arguments
 from router.dispatch import Dispatcher
 from router.errors import RouterError, cancellation, internal_error, stream_error_event
 from router.first_token import carries_output
@@ -86,12 +89,13 @@ class Tally:
     secrets: Callable[[], Collection[str]] = tuple
 
     def see(self, obj: dict[str, Any]) -> bool:
-        """Take in one event (a chat chunk or a whole reply); True when it renumbered the
-        chunk's tool-call fragments in `obj` (the relay then sends `obj`, not the raw bytes)."""
+        """Take in one event (a chat chunk or a whole reply); True when it rewrote the chunk's
+        tool-call fragments in `obj`, renumbered or opened with empty arguments (the relay
+        then sends `obj`, not the raw bytes)."""
         if self.api not in CHAT_APIS:
             events.see(self.api, self, obj)
             return False
-        renumbered = False
+        rewritten = False
         # its shape was checked before (`misshapen`: the relay's `_inspect` for a chunk,
         # dispatch for a whole reply): choices are a list of objects here
         for choice in obj.get("choices") or ():
@@ -116,8 +120,8 @@ class Tally:
             self.output_chars += len(reasoning_text(delta))
             if isinstance(delta, dict) and delta.get("tool_calls"):
                 self.output_chars += len(orjson.dumps(delta["tool_calls"]))
-                streamed = "delta" in choice  # a whole message's calls have no index to fix
-                renumbered = self._join_calls(number, streamed, delta["tool_calls"]) or renumbered
+                streamed = "delta" in choice  # a whole message's calls are not fragments to fix
+                rewritten = self._join_calls(number, streamed, delta["tool_calls"]) or rewritten
             reason = choice.get("finish_reason")
             if reason:  # one that is not text stops it too: the relay names it (`unfinished`)
                 text = isinstance(reason, str)
@@ -131,7 +135,7 @@ class Tally:
             # usage): only the usage chunk holds them all (found in re-review)
             pending = bool(self.open_choices) or len(self.choices) > 1
             self.usage, self.usage_final = obj["usage"], final_usage(obj, pending)
-        return renumbered
+        return rewritten
 
     def output_items(self) -> list[Any]:
         """A Responses reply's items, for a later `item_reference` (`router.stored_items`):
@@ -159,18 +163,21 @@ class Tally:
         (`streamed` deltas). The first choice's calls are kept with the text, their
         arguments those their `CallKeys` keeps, every piece of the call (a list of their
         own held 15 times the arguments, found in re-review); a delta's fragment whose
-        `index` is not its key gets the key (True when any did)."""
+        `index` is not its key gets the key, and one that opens a call without arguments
+        gets empty ones (`give_empty_arguments`; True when any fragment was rewritten)."""
         keys = self.call_keys.get(number)
         if keys is None:
             keys = self.call_keys[number] = CallKeys()
         keep = self.keep_text and number == 0
-        renumbered = False
+        rewritten = False
         for position, call in enumerate(calls if isinstance(calls, list) else ()):
             if not isinstance(call, dict):
                 continue
             key = keys.key(call, position)
-            if call.get("index") != key and streamed:
-                call["index"], renumbered = key, True
+            if streamed:  # a whole message's calls are left as they came
+                if call.get("index") != key:
+                    call["index"], rewritten = key, True
+                rewritten = give_empty_arguments(call) or rewritten
             if not keep:
                 continue
             slot = self.tool_calls.get(key)  # inline: this runs once per fragment
@@ -179,7 +186,7 @@ class Tally:
             function = call.get("function") or {}
             if function.get("name"):
                 slot.name = str(function["name"])
-        return renumbered
+        return rewritten
 
     def answer_tool_calls(self) -> list[dict[str, Any]]:
         """The kept tool calls in OpenAI's message shape, in the order they began; those the
@@ -379,9 +386,9 @@ def _inspect(raw: bytes, data: Data, call: Call, tally: Tally) -> bytes:
     odd = misshapen(obj, "")
     if odd is not None:
         raise odd
-    renumbered = tally.see(obj)
+    rewritten = tally.see(obj)
     if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
         raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
-    return reframed(raw, orjson.dumps(obj)) if renumbered else raw
+    return reframed(raw, orjson.dumps(obj)) if rewritten else raw
