@@ -37,6 +37,7 @@ MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form
 FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"
 MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the data it is given"
 MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's background job"
+RESEARCH_REPORT = "gpt-researcher's report request: a detailed report, whatever its research found"
 
 
 class Fixed(NamedTuple):
@@ -67,3 +68,5 @@ MARVIN_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, MARVIN_FORM)
 # A memory layer's JSON or summary of a chat routed when it was said, kept local with the
 # user's facts in it (`classifier.mem0`)
 MEMORY_EXTRACTION_READING = Fixed("instruction", FORCED_CONFIDENCE, MEMORY_EXTRACTION)
+# A report of a thousand words and more, documents found or none (`classifier.gpt_researcher`)
+RESEARCH_REPORT_READING = Fixed("writing", FORCED_CONFIDENCE, RESEARCH_REPORT)

@@ -25,6 +25,8 @@ framework's reader knows its texts and reads only its own requests:
   (`classifier.semantic_kernel`);
 - Haystack: its ranker's and query expander's prompts read by the query inside
   (`classifier.haystack`);
+- gpt-researcher: its sub-query prompt read by the research task quoted inside
+  (`classifier.gpt_researcher`; its report request is writing by rule, `classifier.request`);
 - the OpenAI Agents SDK: the history it hands an agent after a handoff, one assistant
   message and no user message, read by the user's messages in it (`handed_asks`,
   `classifier.openai_agents`);
@@ -72,6 +74,7 @@ from classifier import (
     browser_use,
     crewai,
     dspy,
+    gpt_researcher,
     griptape,
     haystack,
     instructor,
@@ -126,6 +129,8 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
         task = semantic_kernel.task_ask(message, messages)
     if task is sent:
         task = haystack.query_ask(message, messages)
+    if task is sent:
+        task = gpt_researcher.query_ask(message, messages)
     if task is sent:
         task = terminal_assistant.ask_words(message, messages, system)
     if task is sent:

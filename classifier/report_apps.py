@@ -91,6 +91,22 @@ before and after it kept: read, a four-line poem ask was instruction 0.77 (local
 it was prose 0.99, an essay instruction 0.68, a proof 0.45. A prompt that is nothing but the
 block, a custom `prefix=`, and the definitions BAML hoists before the prefix are read as sent.
 A BAML prompt without a role is one system message, read as the ask (item 2).
+
+### gpt-researcher's requests
+
+gpt-researcher's report request (`classifier/gpt_researcher.py`, 0.15.1: its agent's role
+prompt as the system message, then its report prompt filled as the one user message,
+`Information: "..."`, "Using the above information, answer the following query or task:
+"..." in a detailed report --" and its guidelines to "Assume that the current date is ...")
+gives writing (0.97), rule-decided, whatever its research found: read by the documents it
+holds, the same report was writing (0.46-0.50, cloud) with documents, instruction (0.55,
+local) with none (`Information: "[]"`), and instruction (0.51, local) in its retry, which
+folds the role prompt into the user message (read so too). Its sub-query request ("Write 3
+search queries to research the following task: "...", its list format after it) is read by
+the task quoted inside, as that task asked alone: read whole, every task was instruction
+(0.74-0.86), "prove sqrt 2 irrational" among them. Only its prompts whole, as its one user
+message: its report's guidelines pasted into a chat, or with words after them, are read as
+written.
 """
 
 # Item 3 of "How it decides" (`classifier.report_how.HOW`), indented as its list item: the

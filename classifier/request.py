@@ -14,7 +14,8 @@ browser-use agent step picks browser actions and its compaction summarizes them,
 tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's) judges an answer,
 Letta's compaction's summary asks for one fixed form, an n8n node's reply or a Marvin
 extract, classify or cast task's is a given form over a given text,
-mem0's memory calls are its app's background job);
+mem0's memory calls are its app's background job, gpt-researcher's report request asks for a
+detailed report whatever its research found);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
 tool no tool offered (`classifier.marvin.own_tools`);
@@ -37,6 +38,7 @@ from classifier import (
     dspy,
     frameworks,
     gpt_engineer,
+    gpt_researcher,
     inspect_ai,
     jupyter_ai,
     letta,
@@ -68,6 +70,7 @@ from classifier.fixed import (
     MARVIN_FORM_READING,
     MEMORY_EXTRACTION_READING,
     MEMORY_SUMMARY_READING,
+    RESEARCH_REPORT_READING,
     TOOL_STEP_READING,
     Fixed,
 )
@@ -253,6 +256,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (n8n.fixed_form, FIXED_FORM_READING),
     (marvin.fixed_form, MARVIN_FORM_READING),
     (mem0.memory_request, MEMORY_EXTRACTION_READING),
+    (gpt_researcher.report_request, RESEARCH_REPORT_READING),
 )
 
 

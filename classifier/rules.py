@@ -18,16 +18,17 @@ summary request, a summary in a fixed form whatever it summarizes, instruction
 (`classifier.letta`), as are n8n's extractor and classifier nodes and Marvin's extract,
 classify and cast tasks, a given form over a given text (`classifier.n8n`,
 `classifier.marvin`), and mem0's memory extraction, update and procedural summary, its app's
-background job over a chat already routed (`classifier.mem0`). Tools offered with a request
-that names one (two words of its name, in order, or its whole name or a part of it in "use
-the <name> tool") or asks to look up, search, book, send… is tool use too. Tools merely
-present are only a weak prior: coding agents send their tool schemas on every turn, their
-descriptions are never compared, and their built-in tools
-(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text
-in a user turn, say the request comes from a coding agent's session (`session_intent`),
-where an ask that names a source file ("add a main guard to haiku.py") is coding whatever
-the model reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its
-asks are tool_calling unless the model clearly reads other work (`session_intent`).
+background job over a chat already routed (`classifier.mem0`); and gpt-researcher's report
+request, a detailed report whatever its research found, writing (`classifier.gpt_researcher`).
+Tools offered with a request that names one (two words of its name, in order, or its whole name
+or a part of it in "use the <name> tool") or asks to look up, search, book, send… is tool use
+too. Tools merely present are only a weak prior: coding agents send their tool schemas on every
+turn, their descriptions are never compared, and their built-in tools
+(`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text in
+a user turn, say the request comes from a coding agent's session (`session_intent`), where an
+ask that names a source file ("add a main guard to haiku.py") is coding whatever the model
+reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its asks are
+tool_calling unless the model clearly reads other work (`session_intent`).
 """
 
 from __future__ import annotations
@@ -50,6 +51,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
     MARVIN_FORM,
     MEMORY_EXTRACTION,
     MEMORY_SUMMARY,
+    RESEARCH_REPORT,
     TOOL_STEP,
 )
 from classifier.intent import INTENTS, Intent
