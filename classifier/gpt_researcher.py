@@ -24,7 +24,8 @@ The sub-query request is `SUBQUERIES` filled as the one user message, meant for 
 strategic model: read whole, its fixed words made every task instruction (0.74-0.86, local;
 "prove sqrt 2 irrational" alone is math 0.98). The task quoted inside is its ask
 (`query_ask`), read as the task asked alone would be, as Haystack's query expander's is
-(`classifier.haystack`).
+(`classifier.haystack`), and keys the request marked as gpt-researcher's (`framed`): the
+task's sub-queries on any day are one conversation, a chat asking its words another.
 
 Only gpt-researcher's texts whole, where it sends them (one user message, after one system
 message at most for the report): a user who pastes the report's guidelines into a chat,
@@ -154,6 +155,15 @@ def query_ask(message: object, messages: Sequence[Any]) -> object:
     text = one_text(message)
     task = _task(text) if text is not None else None
     return content if task is None else task
+
+
+def framed(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are gpt-researcher's sub-query request, read and keyed by its task
+    (`query_ask`, `router.conversation.conversation_key`): marked as gpt-researcher's, so
+    that a chat asking the task's words alone is another conversation."""
+    if len(messages) != 1 or not isinstance(messages[0], dict):
+        return False
+    return query_ask(messages[0], messages) is not messages[0].get("content")
 
 
 def _task(text: str) -> str | None:

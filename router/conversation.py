@@ -17,6 +17,7 @@ from classifier import (
     browser_use,
     crewai,
     dspy,
+    gpt_researcher,
     haystack,
     letta,
     marvin,
@@ -65,6 +66,7 @@ FRAMEWORK = "framework:smolagents"
 DSPY = "framework:dspy"
 CREWAI = "framework:crewai"
 HAYSTACK = "framework:haystack"
+GPT_RESEARCHER = "framework:gpt-researcher"
 ADK = "framework:google-adk"
 BROWSER_USE = "framework:browser-use"
 # In place of the system prompt and the first ask, in a Magentic run's key (`_marked_key`)
@@ -112,9 +114,11 @@ def conversation_key(
     (`classifier.crewai.framed`): its summarizer's request holds the run's task under a system
     prompt of its own, and is keyed as the run's requests are. A Haystack ranker's or query
     expander's by its query (`classifier.haystack.framed`): one query's side calls are one
-    conversation. A Semantic Kernel Magentic manager's by the task its first message holds
-    (`_marked_key`). An OpenAI Agents SDK agent's after a nested handoff, which sends no user
-    message, by the first user line of the history it is handed (`first_ask`,
+    conversation. gpt-researcher's sub-query request by its task
+    (`classifier.gpt_researcher.framed`), marked as gpt-researcher's: a chat asking the same
+    words is another conversation. A Semantic Kernel Magentic manager's by the task its first
+    message holds (`_marked_key`). An OpenAI Agents SDK agent's after a nested handoff,
+    which sends no user message, by the first user line of the history it is handed (`first_ask`,
     `classifier.openai_agents`): keyed by its instructions alone, every run's call of that
     agent was one conversation, one run's pin holding the others' (found running the SDK).
     A Google ADK agent's by its first ask and ADK's mark (`classifier.adk.framed`): each agent
@@ -229,6 +233,8 @@ def _framework(messages: list[Any], system: System) -> str | None:
         return DSPY
     if haystack.framed(messages):
         return HAYSTACK
+    if gpt_researcher.framed(messages):
+        return GPT_RESEARCHER
     if adk.framed(system):
         return ADK
     if browser_use.framed(messages, system):

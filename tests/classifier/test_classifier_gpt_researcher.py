@@ -21,6 +21,7 @@ from classifier.fixed import RESEARCH_REPORT_READING
 from classifier.gpt_researcher import DEFAULT_ROLE, ROLE_SPAN
 from classifier.request import view
 from classifier.rules import RESEARCH_REPORT, rule_intent
+from router.conversation import conversation_key
 from tests import recorded
 
 FIXTURES = recorded.FIXTURES / "gpt-researcher-0.15.1"
@@ -113,6 +114,18 @@ def test_a_sub_query_request_reads_as_its_task_alone(ask: str) -> None:
     body = replaced("subqueries.json", QUERY, ask)
     assert view(body).latest == ask
     assert classify(body) == classify(alone(ask))
+
+
+def test_a_tasks_sub_queries_are_one_conversation_apart_from_a_chat() -> None:
+    """Keyed by its task, marked as gpt-researcher's: the date in its prompt no longer keys
+    one day's sub-queries apart from the next's, and a chat asking the task's words alone
+    is another conversation."""
+    today = captured("subqueries.json")
+    tomorrow = replaced("subqueries.json", "December 07, 2026", "December 08, 2026")
+    assert conversation_key(today, {}, "c") == conversation_key(tomorrow, {}, "c")
+    assert conversation_key(today, {}, "c") != conversation_key(alone(QUERY), {}, "c")
+    other = replaced("subqueries.json", QUERY, ASKS[0])
+    assert conversation_key(other, {}, "c") != conversation_key(today, {}, "c")
 
 
 def test_the_agent_choice_is_read_as_written() -> None:
