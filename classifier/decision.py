@@ -11,7 +11,7 @@ import itertools
 import logging
 import math
 import traceback
-from functools import lru_cache
+from functools import lru_cache, partial
 from typing import Any
 
 from classifier import artifact, fast
@@ -124,20 +124,30 @@ def _decide(
     if _blank(v.latest) and _blank(v.first):  # no user words: no task to read
         return UNKNOWN  # a lone system prompt, weighted 0.15 and then normalised, would
         # decide alone by its length bucket ("You are helpful" read as tool_calling 0.73)
-    if named is None and m.embedding.words:  # the named path: the embedding reads names
-        p, idx, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
-    elif named is None:
-        idx, vals = fast.known(m, v)
-        p = _tools_prior(v, softmax(m.scores(idx, vals)))
-    else:
-        p, idx = named
+    p, idx = _read(m, v) if named is None else named
     if m.lexical.isdisjoint(idx):  # only shape cues: "?" or "asdf" is no evidence of any
         return UNKNOWN  # intent, however sure the normalised lone cue made the model
-    session = session_intent(v, p)  # a coding agent's session: coding, unless clearly not
+    session = session_intent(v, p, partial(_reading, m))  # an agent's: coding, unless clearly not
     if session:
         return session[0]
     best = max(range(len(p)), key=p.__getitem__)
     return Intent(INTENTS[best], round(p[best], 4), "model")
+
+
+def _read(m: IntentModel, v: RequestView) -> tuple[list[float], list[int]]:
+    """Model `m`'s probabilities for view `v` and the indices of its known features: by the
+    named path when the embedding reads names, else by the fast one (`classifier.fast`)."""
+    if m.embedding.words:
+        p, idx, _, _ = probabilities(m, v, request_features(m, v, m.detector.read(v.latest)))
+        return p, idx
+    idx, vals = fast.known(m, v)
+    return _tools_prior(v, softmax(m.scores(idx, vals))), idx
+
+
+def _reading(m: IntentModel, v: RequestView) -> list[float]:
+    """Model `m`'s probabilities for view `v` (`_read`): `session_intent`'s reader of the
+    latest ask alone (`classifier.rules.Reading`)."""
+    return _read(m, v)[0]
 
 
 def _blank(text: str) -> bool:
@@ -221,7 +231,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     p, idx, vals, names = probabilities(m, v, feats)
     intent = _decide(m, v, (p, idx))
     if not ruled and intent.source == "rule":  # decided after the model read it
-        ruled = session_intent(v, p)
+        ruled = session_intent(v, p, partial(_reading, m))
     order = sorted(range(len(p)), key=lambda i: -p[i])
     shown = {
         "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],

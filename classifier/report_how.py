@@ -64,8 +64,13 @@ _BEFORE_FRAMEWORKS = """\
    model reads it as math, reasoning, prose or writing and those four together stay below
    0.95, it is coding, rule `agent_session` ("write unit tests for build_parser" was writing
    0.57 in opencode, "explain what sync_dir does" reasoning 0.88; a haiku, prose 1.00, stays
-   prose). Its confidence is the model's probability of coding work (coding, tool_calling,
-   instruction) with the odds of 19 to 1 that floor stands for: above 0.5. An ask the model
+   prose). Nor when the latest ask read alone, the first ask left out, reaches 0.95 and the
+   request is read as other work first: the model's reading stands. After a fix in calc.py,
+   Aider's "Write a haiku about autumn leaves." was prose 0.923 (0.934 with the first ask
+   weighted in) and went coding; alone it reads prose 0.998. That second reading is made
+   only where the rule would otherwise decide, at most once a request. Its confidence is
+   the model's probability of coding work (coding, tool_calling, instruction) with the odds
+   of 19 to 1 that floor stands for: above 0.5. An ask the model
    reads as coding work at less than even odds is coding by that rule too, at its
    confidence: "Read the config loader and write a test for it." was coding 0.29 by the
    model in Claude Code's session and tool_calling 0.27 in Codex's, both below

@@ -34,7 +34,7 @@ tool_calling unless the model clearly reads other work (`session_intent`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import pairwise
 
@@ -60,6 +60,9 @@ from classifier.source_files import named_source_file
 from classifier.tool_parts import IMPERATIVE, TOOL_VERBS, asked_part, name_words
 
 ASKED_CONFIDENCE = 0.9
+# The model's probabilities for a view (`classifier.decision`): how `session_intent` reads
+# the latest ask alone, without the first ask weighted in
+Reading = Callable[[RequestView], list[float]]
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
@@ -191,7 +194,9 @@ def agent_session(v: RequestView) -> str | None:
     return None
 
 
-def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
+def session_intent(
+    v: RequestView, p: list[float], read: Reading | None = None
+) -> tuple[Intent, str] | None:
     """Coding, and the rule that decided it, when `v` comes from a coding agent's session
     (`agent_session`) and the model's probabilities `p` read its ask as other work than
     coding (math, reasoning, prose, writing first), either not clearly (their sum is below
@@ -229,7 +234,25 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     reasoning 0.79, was coding 0.79 by this rule. The floor's rule decides them too, coding
     at its confidence (0.97 and 0.96); a tool_calling or instruction reading that unsure
     names no call the agent was asked for (a coding reading alone would have left Codex's
-    ask on the default route)."""
+    ask on the default route).
+
+    The floor is judged on the latest ask alone too (`read`, the model's reading of a view;
+    `_clear_alone`): in Aider's session that had fixed a bug in calc.py, "Write a haiku
+    about autumn leaves." was prose 0.923, other work 0.934 with the first ask, the bug's
+    fix, weighted in, and went coding to the local backend, where the same words as the
+    session's first ask were prose 0.998 (found in a live review). The first ask is read
+    to tell a session's short follow-ups ("now add tests") by what it is about, so it
+    must not hold down an ask that alone is clearly other work: when the model reads the
+    latest ask alone at the floor or above, and the request too as other work first, its
+    reading of the request stands (the one `explain` shows; both name other work). Only
+    then: an ask the model reads as coding work first was read as the agent's work with
+    the session around it, and keeps the even-odds rule above, and one that names a source
+    file is coding. Not clear alone, an ask stays coding: "What is 17 * 23? Explain your
+    steps." is other work 0.892 alone, in Aider's session a question the local coding
+    model answers. A second pass of the model, bounded: only in an agent's session with a
+    first ask of its own, when this rule would otherwise decide, never more than one, the
+    system prompt and tools read as before (the first ask's features are the part left
+    out). Vanna's Agent's session (`tool_session`) is judged on the request alone still."""
     why = agent_session(v)
     if why is None:
         return tool_session(v, p)
@@ -240,7 +263,7 @@ def session_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
         rule = f"agent_session: {why}, and the ask names a source file: {name[-80:]}"
         return Intent("coding", FILE_CONFIDENCE, "rule"), rule
     floor = _below_floor(p)  # never None when coding work is first: the other is below 6/7
-    if floor is None:
+    if floor is None or (first not in _CODING_WORK and _clear_alone(v, read)):
         return None
     other, confidence = floor
     rule = f"agent_session: {why}, and other work than coding read {other:.3f} < {AGENT_FLOOR}"
@@ -264,6 +287,15 @@ def tool_session(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
     other, confidence = floor
     rule = f"{TOOL_AGENT}, and other work than its tools' read {other:.3f} < {AGENT_FLOOR}"
     return Intent("tool_calling", confidence, "rule"), rule
+
+
+def _clear_alone(v: RequestView, read: Reading | None) -> bool:
+    """Whether the model, by `read`, reads `v`'s latest ask alone (its first ask left out)
+    as other work than coding at `AGENT_FLOOR` or above (`session_intent`); False when
+    there is no reader or no first ask of its own, which `v`'s reading was already."""
+    if read is None or not v.first:
+        return False
+    return _below_floor(read(v._replace(first=""))) is None
 
 
 def _reads_coding_work(p: list[float]) -> bool:
