@@ -35,7 +35,8 @@ choices are the ask, its answer-format directive the tool's (`classifier.inspect
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
 tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
 after a tool's result. Nor is the user's greeting or bare request for help alone ("Hi! Can
-you help me?", `classifier.greeting`): a chat's first ask is its first task.
+you help me?", `classifier.greeting`), nor one inside atomic-agents' JSON
+(`classifier.frameworks.said`): a chat's first ask is its first task.
 """
 
 from __future__ import annotations
@@ -117,17 +118,25 @@ def _texts(content: object, aiders: bool) -> list[str]:
     return turn_words(scanned_texts(content), aiders=aiders)
 
 
-def _asks(message: object, aiders: bool, known: Greetings) -> bool:
+def _asks(message: object, aiders: bool, known: Greetings, system: System) -> bool:
     """A user message with words of the user's: not only images, files or harness text
     (`turn_asks`, as the router's view of other APIs asks it), nor, in Aider's requests
     (`aiders`), one of its reflections, nor a greeting or a bare request for help alone
     (`greeting.greets_once`): "Hi! Can you help me?" asks nothing yet, and the chat's first
     ask is its first task, which keys the conversation (two chats opening with "hi" were one).
-    `known`: the request's messages told greetings or not (`greeting.greets_once`)."""
+    `known`: the request's messages told greetings or not (`greeting.greets_once`);
+    `system`: the system prompt of its request (`_greets`)."""
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):
-        return has_words(content, aiders=aiders) and not greets_once(message, known)
-    return turn_asks(scanned_texts(content), aiders=aiders) and not greets_once(message, known)
+        return has_words(content, aiders=aiders) and not _greets(message, known, system)
+    return turn_asks(scanned_texts(content), aiders=aiders) and not _greets(message, known, system)
+
+
+def _greets(message: object, known: Greetings, system: System) -> bool:
+    """`greeting.greets_once` of the user message `message`, told by its content as its user
+    typed it (`frameworks.said`: inside atomic-agents' JSON in its requests, told by their
+    system prompt, `system`)."""
+    return greets_once(message, known, frameworks.said(message, system))
 
 
 def role_of(message: object) -> str:
@@ -194,13 +203,13 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
         if isinstance(message, dict) and message.get("role") == "user":
             # past Aider's reflections, its pairs may come before the latest ask
             own = _fixed(messages, last - back, system, aiders, framed)
-            if own is None and _asks(message, aiders, known):
+            if own is None and _asks(message, aiders, known, system):
                 latest = message
                 break
             if own == "result" and after_tool is None:
                 after_tool = True  # langroid's tool result, a user message
-            harness = harness or (own in ("agent", None) and _has_text(message, known))
-            greeting = greeting or (own is None and greets_once(message, known))
+            harness = harness or (own in ("agent", None) and _has_text(message, known, system))
+            greeting = greeting or (own is None and _greets(message, known, system))
             passed += 1
             if passed == SCAN_MESSAGES:
                 break
@@ -263,10 +272,10 @@ def _first(
             return message, harness
         if own := _fixed(messages, index, system, aiders, framed):
             harness = harness or own == "agent"
-        elif _asks(message, aiders, known):
+        elif _asks(message, aiders, known, system):
             return message, harness
         else:
-            harness = harness or _has_text(message, known)
+            harness = harness or _has_text(message, known, system)
     return None, harness
 
 
@@ -298,11 +307,12 @@ def _fixed(
     return None
 
 
-def _has_text(message: object, known: Greetings) -> bool:
+def _has_text(message: object, known: Greetings, system: System) -> bool:
     """Whether a message holds text other than white space and is no greeting
-    (`greeting.greets_once`, told once a request: `known`): one that asks nothing (`_asks`)
-    is then an agent's text alone, not an image, an empty message or the user's "hello"."""
-    if greets_once(message, known):
+    (`_greets`, told once a request: `known`, by the system prompt `system`): one that asks
+    nothing (`_asks`) is then an agent's text alone, not an image, an empty message or the
+    user's "hello"."""
+    if _greets(message, known, system):
         return False
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, str):

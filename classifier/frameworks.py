@@ -50,7 +50,10 @@ framework's reader knows its texts and reads only its own requests:
   the tools its system prompt lists, read as a tool's result, not an ask (`tool_result`,
   `classifier.langroid`; its listed tools are offered, `classifier.request`);
 - Griptape: its system prompt read without its sentences on actions, its rulesets' names
-  and rules read (`system_words`, `classifier.griptape`).
+  and rules read (`system_words`, `classifier.griptape`);
+- atomic-agents: a user turn read by the string values of the JSON it wraps every turn in,
+  told a greeting by them (`said`), its system prompt without its template's words
+  (`system_words`, `classifier.atomic_agents`).
 
 And two terminal assistants, no frameworks but no coding agents either, read alike: Open
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
@@ -70,6 +73,7 @@ from typing import Any, NamedTuple
 from classifier import (
     adk,
     agno,
+    atomic_agents,
     baml,
     browser_use,
     crewai,
@@ -141,14 +145,25 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
         task = marvin.task_ask(message, system)
     if task is sent:
         task = baml.task_ask(message)
+    if task is sent:
+        task = atomic_agents.user_words(message, system)
     return task
+
+
+def said(message: object, system: System) -> object:
+    """The content of the user message `message` as its user typed it where a framework wraps
+    every user turn in a form of its own (atomic-agents' JSON, `classifier.atomic_agents`),
+    else as sent (the very object): what a greeting is told by (`classifier.greeting`), so a
+    wrapped "hi" asks nothing, as "hi" does. `system`: the system prompt of its request."""
+    return atomic_agents.user_words(message, system)
 
 
 def system_words(system: str) -> str:
     """The text of a request's system prompt, `system`, as the classifier reads it: without a
     framework's own sentences when it holds them (langroid's tools block,
-    `classifier.langroid`; griptape's actions, `classifier.griptape`); else as sent."""
-    return griptape.system_words(langroid.system_words(system))
+    `classifier.langroid`; griptape's actions, `classifier.griptape`; atomic-agents'
+    template, `classifier.atomic_agents`); else as sent."""
+    return atomic_agents.system_words(griptape.system_words(langroid.system_words(system)))
 
 
 def offered_tools(system: System) -> list[dict[str, Any]]:

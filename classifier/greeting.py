@@ -101,16 +101,17 @@ def greets(text: str) -> bool:
 Greetings = dict[int, bool]
 
 
-def greets_once(message: object, known: Greetings) -> bool:
-    """A user message that is only a greeting and/or a bare request for help or attention
-    (`classifier.greeting.greets`), as sent: an agent's text around it, an image or a file
-    beside it, is more than a greeting. Told once a request (`known`): "hello there!" alone
-    was told five times a view, by each reader in both scans (found in review)."""
+def greets_once(message: object, known: Greetings, content: object) -> bool:
+    """Whether the user message `message` is only a greeting and/or a bare request for help
+    or attention (`classifier.greeting.greets`), told by `content`: its content as sent, or
+    as its user typed it where a framework wraps every turn in a form of its own
+    (`classifier.frameworks.said`: atomic-agents' JSON). An agent's text around it, an image
+    or a file beside it, is more than a greeting. Told once a request (`known`, by the
+    message): "hello there!" alone was told five times a view, by each reader in both scans
+    (found in review)."""
     if (told := known.get(id(message))) is not None:
         return told
-    told = known[id(message)] = message_greets(
-        message.get("content") if isinstance(message, dict) else None
-    )
+    told = known[id(message)] = message_greets(content)
     return told
 
 

@@ -202,6 +202,16 @@ FRAMEWORKS_NOTE = """\
    input values."), a tool task's opening, its meta memory and the lines around its
    rulesets ("When responding, always use rules from the following rulesets.", "Rule #1")
    are not read; a ruleset's name and rules are.
+   atomic-agents (`classifier/atomic_agents.py`, 1.1.11) sends every user turn as its input
+   schema's JSON, a text part a field (`{"chat_message":"..."}`): in its request, told by its
+   system prompt's template ("# IDENTITY and PURPOSE" ... "# OUTPUT INSTRUCTIONS", its last
+   lines "Always respond using the proper JSON schema." and "Always use the available
+   additional information and context to enhance the response."), a turn is read by its
+   fields' string values, a line apart, and told a greeting by them. Read with its braces,
+   "hi" was coding 0.33, "What is the capital of Australia?" instruction 0.40, local. A turn
+   any of whose texts is not one field's JSON is read as sent. Its template's words (its
+   headings, its default background, those two lines) are not read as the system prompt; an
+   agent's own background, steps, instructions and context are.
    Of a Semantic Kernel Magentic manager's requests (`classifier/semantic_kernel.py`), the
    run's task is read in each prompt that holds it (the facts survey, "Below I will present
    you a request. ... Here is the request:"; the progress check, "Recall we are working on
