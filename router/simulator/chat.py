@@ -13,10 +13,12 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, ToolCall
+from router.simulator.answer import Prompt
+from router.simulator.chat_deltas import call_id, deltas
+from router.simulator.chat_logprobs import asked, listed, whole
 from router.simulator.checks import check_chat, continued, stop_strings
 from router.simulator.errors import Flavor
-from router.simulator.generation import Ask, Choice, Generation, argument_pieces, written_calls
+from router.simulator.generation import Ask, Choice, Generation
 from router.simulator.openai_refusals import refuse_chat
 from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.turns import last_called, system_text
@@ -161,6 +163,7 @@ class ChatApi:
             and bool(options.get("continuous_usage_stats")),
             stop=stop,
             refusal=constraint.refusal,
+            extra=asked(body, profile),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
@@ -171,7 +174,7 @@ class ChatApi:
             item: dict[str, Any] = {
                 "index": index,
                 "message": _message(meta, choice, index, forced),
-                "logprobs": None,
+                "logprobs": whole(meta, ask, choice),
                 "finish_reason": _finish(ask, choice, forced),
             }
             if vllm:
@@ -244,6 +247,7 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     head["model"] = meta.model
     fingerprint = {} if ask.include_usage else {"system_fingerprint": VLLM_FINGERPRINT}
     made = [0] * len(gen.choices)  # each choice's tokens so far (`per_chunk` a delta)
+    books = [listed(meta, ask, c) for c in gen.choices]  # their `logprobs`, where asked
 
     def running(index: int) -> dict[str, Any]:
         if not ask.continuous_usage:
@@ -252,10 +256,9 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         counts = {"prompt_tokens": prompt, "total_tokens": prompt + count}
         return {"usage": counts | {"completion_tokens": count}}
 
-    def chunk(
-        index: int, delta: dict[str, Any], finish: str | None, stop: int | str | None = None
-    ) -> bytes:
-        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
+    def chunk(index: int, delta: dict[str, Any], finish: str | None, stop: int | str | None = None,
+              lp: dict[str, Any] | None = None) -> bytes:  # fmt: skip
+        choice = {"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}
         if finish:
             choice["stop_reason"] = stop
             made[index] = gen.choices[index].tokens
@@ -268,26 +271,33 @@ def _vllm_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
             "choices": [role | {"index": index, "logprobs": None, "finish_reason": None}]
         }
         yield sse(first | {"prompt_token_ids": None, "prompt_text": None} | running(index)), False
-    per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
+    per_choice = [deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
     rides = [not (c.tool_calls or c.cut_calls or c.own_finish) for c in gen.choices]
     spoke: set[int] = set()
-    for index, delta, final in interleave(per_choice):
+    for index, (delta, quiet, size), final in interleave(per_choice):
         spoke.add(index)
-        choice = gen.choices[index]
+        choice, book = gen.choices[index], books[index]
         made[index] = min(made[index] + gen.per_chunk, choice.tokens)
+        for listing in book.quiet(quiet, gen.per_chunk):
+            yield chunk(index, {}, None, None, listing), True
+        lp = book.take(size)
         shown = delta != {"content": ""}  # a token that shows no text (held back for a
-        # `stop` string) gets no chunk, and an empty delta if it ends the answer
+        # `stop` string) gets no chunk, but where its logprobs are listed (an empty delta),
+        # and an empty delta if it ends the answer
         if final and rides[index]:
-            yield chunk(index, delta if shown else {}, choice.finish, choice.stop_reason), True
-        elif shown:
-            yield chunk(index, delta, None), True
+            finish, stop = choice.finish, choice.stop_reason
+            yield chunk(index, delta if shown else {}, finish, stop, lp), True
+        elif shown or lp is not None:
+            yield chunk(index, delta if shown else {}, None, None, lp), True
     for index, choice in enumerate(gen.choices):
         if rides[index] and index in spoke:
             continue
-        forced = _forced(meta, ask, choice)
+        forced, book = _forced(meta, ask, choice), books[index]
+        for listing in book.quiet(book.before_finish(), gen.per_chunk):  # a call's end
+            yield chunk(index, {}, None, None, listing), True
         delta = {"content": ""} if choice.finish == "abort" else {}
-        stop = _stop_reason(ask, choice, forced)
-        yield chunk(index, delta, _finish(ask, choice, forced), stop), False
+        reason, lp = _stop_reason(ask, choice, forced), book.rest()
+        yield chunk(index, delta, _finish(ask, choice, forced), reason, lp), False
     if ask.include_usage:
         totals = usage(gen, "vllm")
         totals.pop("prompt_tokens_details")
@@ -303,8 +313,11 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     head = {"id": meta.id, "object": "chat.completion.chunk", "created": meta.created}
     head |= {"model": meta.model} | CLOUD
 
-    def chunk(index: int, delta: dict[str, Any], finish: str | None = None) -> bytes:
-        choice = {"index": index, "delta": delta, "logprobs": None, "finish_reason": finish}
+    books = [listed(meta, ask, c) for c in gen.choices]  # their `logprobs`, where asked
+
+    def chunk(index: int, delta: dict[str, Any], finish: str | None = None, size: int = 0) -> bytes:
+        lp = None if finish else books[index].take(size)  # none beside the finish
+        choice = {"index": index, "delta": delta, "logprobs": lp, "finish_reason": finish}
         obj = head | {"choices": [choice]}
         if ask.include_usage:
             obj["usage"] = None
@@ -313,9 +326,9 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
     role = {"role": "assistant", "content": "", "refusal": None}
     for index in range(len(gen.choices)):
         yield chunk(index, role), False
-    per_choice = [_deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
-    for index, delta, _ in interleave(per_choice):
-        yield chunk(index, delta), True
+    per_choice = [deltas(meta, gen, c, i) for i, c in enumerate(gen.choices)]
+    for index, (delta, quiet, size), _ in interleave(per_choice):
+        yield chunk(index, delta, size=quiet + size), True
     for index, choice in enumerate(gen.choices):
         yield chunk(index, {}, choice.finish), False
     if ask.include_usage:
@@ -326,7 +339,7 @@ def _cloud_frames(meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
 def _message(meta: Meta, choice: Choice, index: int, forced: bool) -> dict[str, Any]:
     calls = [
         {
-            "id": _call_id(meta, index, position),
+            "id": call_id(meta, index, position),
             "type": "function",
             "function": {"name": c.name, "arguments": c.arguments},
         }
@@ -343,53 +356,3 @@ def _message(meta: Meta, choice: Choice, index: int, forced: bool) -> dict[str, 
     if calls:
         message["tool_calls"] = calls
     return message
-
-
-def _deltas(meta: Meta, gen: Generation, choice: Choice, index: int) -> Iterator[dict[str, Any]]:
-    """Content deltas, or tool-call deltas: id/type/name first, then argument pieces. Of
-    calls `max_tokens` cut, vLLM's parser streams what it read out of the text so far."""
-    if choice.cut_calls:
-        return _call_deltas(meta, written_calls(choice), index)
-    if not choice.tool_calls:
-        return ({"content": piece} for piece in gen.deltas(choice))
-    return _call_deltas(meta, choice.tool_calls, index)
-
-
-def _call_deltas(meta: Meta, calls: tuple[ToolCall, ...], index: int) -> Iterator[dict[str, Any]]:
-    if meta.call_numbering != "openai":
-        yield from _whole_calls(meta, calls, index)
-        return
-    for position, call in enumerate(calls):
-        call_id = _call_id(meta, index, position)
-        first: dict[str, Any] = {"name": call.name}
-        # vLLM puts `content: null` beside tool-call deltas and no empty arguments first
-        lead: dict[str, Any] = {"content": None} if meta.flavor == "vllm" else {}
-        if meta.flavor == "cloud":
-            first["arguments"] = ""
-        opening = {"id": call_id, "type": "function", "index": position, "function": first}
-        yield lead | {"tool_calls": [opening]}
-        for piece in argument_pieces(call.arguments) if call.arguments else ():
-            fragment = {"index": position, "function": {"arguments": piece}}
-            yield lead | {"tool_calls": [fragment]}
-
-
-def _whole_calls(meta: Meta, calls: tuple[ToolCall, ...], index: int) -> Iterator[dict[str, Any]]:
-    """Ollama's parallel calls, each whole with its own id: each in a delta of its own at
-    `index: 0` (ollama/ollama#15457), or all in one delta without any `index` (before 0.4.7)."""
-    unindexed = []
-    for position, call in enumerate(calls):
-        call_id = _call_id(meta, index, position)
-        function = {"name": call.name, "arguments": call.arguments}
-        if meta.call_numbering == "none":
-            unindexed.append({"id": call_id, "type": "function", "function": function})
-        else:
-            whole = {"id": call_id, "index": 0, "type": "function", "function": function}
-            yield {"tool_calls": [whole]}
-    if unindexed:
-        yield {"tool_calls": unindexed}
-
-
-def _call_id(meta: Meta, index: int, position: int) -> str:
-    """The id of choice `index`'s call at `position`: parallel calls each have their own."""
-    base = meta.call_ids[index] if index < len(meta.call_ids) else f"call_{index}"
-    return base if position == 0 else f"{base}_{position}"

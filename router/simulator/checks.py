@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from router.simulator.chat_logprobs import check_vllm
 from router.simulator.errors import Flavor
 from router.simulator.structured import check_count
 from router.simulator.tokens import content_text
@@ -41,11 +42,7 @@ def check_chat(body: dict[str, Any], profile: Flavor) -> None:
     if choice is not None and choice != "none" and body.get("tools") is None:
         raise model_check("When using `tool_choice`, `tools` must be set.", "tool_choice")
     check_count(body, "chat")
-    top = body.get("top_logprobs")
-    wants_top = isinstance(top, int | float) and (top == -1 or top > 0)
-    if wants_top and not body.get("logprobs"):
-        message = "when using `top_logprobs`, `logprobs` must be set to true."
-        raise model_check(message, "top_logprobs")
+    check_vllm(body)  # `top_logprobs`
     check_stream_options(body, profile)
 
 

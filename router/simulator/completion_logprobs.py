@@ -53,7 +53,7 @@ def asked_counts(body: dict[str, Any], profile: Flavor) -> tuple[int | None, int
     prompt, sample = _number(prompt), _number(sample)
     if prompt is None and echoes(body, profile):
         prompt = sample
-    return _bounded(sample, "sample", "logprobs"), _bounded(prompt, "prompt", "prompt_logprobs")
+    return bounded(sample, "sample", "logprobs"), bounded(prompt, "prompt", "prompt_logprobs")
 
 
 def echoes(body: dict[str, Any], profile: Flavor) -> bool:
@@ -109,7 +109,7 @@ def _not_negative(value: float, name: str) -> None:
         raise parameter_error("vllm", f"`{name}` must be a positive value or -1.", name, value)
 
 
-def _bounded(value: int | None, kind: str, name: str) -> int | None:
+def bounded(value: int | None, kind: str, name: str) -> int | None:
     """vLLM's sampling check: -1 is the whole vocabulary, more than `MAX_TOP` is refused."""
     if value is None:
         return None

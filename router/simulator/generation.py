@@ -59,7 +59,9 @@ class Choice:
     the filler is drawn afresh on every read, so every read gives the same tokens.
 
     `stop_reason` is the `stop` string that ended the text; `cut_calls` the tool calls that
-    `max_tokens` cut while vLLM wrote them, `head` then their raw text (`hermes_pieces`)."""
+    `max_tokens` cut while vLLM wrote them, `head` then their raw text (`hermes_pieces`).
+    With `stop` strings `head` is the text each token shows (`stopped`), `written` the
+    tokens themselves, which vLLM's chat `logprobs` list."""
 
     head: tuple[str, ...] = ()
     padding: int = 0
@@ -69,6 +71,7 @@ class Choice:
     has_code: bool = False
     stop_reason: str | None = None
     cut_calls: tuple[ToolCall, ...] = ()
+    written: tuple[str, ...] = ()  # the tokens `head` shows, where `stop` strings hold some back
 
     def pieces(self) -> Iterator[str]:
         """The tokens' text, one piece per token."""
@@ -154,6 +157,7 @@ def choose_tokens(reply: Reply, limit: int, ask: Ask, rng: random.Random, hermes
         return Choice(tool_calls=reply.tool_calls, finish="tool_calls")
     head = tokens.pieces(reply.text)
     cut = len(head) > limit
+    said = tuple(head[:limit]) if ask.stop else ()
     head, matched = stopped(head[:limit], ask.stop) if ask.stop else (head[:limit], None)
     ignore_eos = ask.ignore_eos and matched is None
     finish: Finish = "stop" if matched else "length" if cut or ignore_eos else "stop"
@@ -165,6 +169,7 @@ def choose_tokens(reply: Reply, limit: int, ask: Ask, rng: random.Random, hermes
         finish=finish,
         has_code=reply.has_code,
         stop_reason=matched,
+        written=said[: len(head)],
     )
 
 
@@ -274,3 +279,10 @@ def argument_pieces(arguments: str) -> list[str]:
     """Tool-call arguments in streamed fragments (a few tokens each)."""
     parts = tokens.pieces(arguments) or [arguments]
     return ["".join(parts[i : i + 3]) for i in range(0, len(parts), 3)]
+
+
+def hermes_parts(call: ToolCall) -> tuple[int, int, int, int]:
+    """How many of the tokens the model writes of `call` open it up to the end of its name,
+    lead to its arguments, are its arguments, and close it."""
+    name, arguments = tokens.pieces(call.name), tokens.pieces(call.arguments)
+    return len(_OPEN) + len(name), len(_MID), len(arguments), len(_CLOSE)

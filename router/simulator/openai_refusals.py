@@ -7,8 +7,9 @@ The cloud profile stands for OpenAI: a `truncation`, `metadata`, `reasoning`, `t
 so a `store`, `background`, `stream`, `stream_options`, `instructions` or
 `max_output_tokens` of the wrong JSON kind (or below 16), and on chat (`refuse_chat`) a
 `messages`, `stream`, `store`, `max_tokens`, `max_completion_tokens`, `temperature`,
-`stream_options` or `tools` of one, `messages` or `tools` empty, `messages` missing or a
-message without its `role`, an output limit below 1. The tables below are the simulator's
+`stream_options`, `tools`, `logprobs` or `top_logprobs` of one, `messages` or `tools`
+empty, `messages` missing or a message without its `role`, an output limit below 1,
+`top_logprobs` below 0. The tables below are the simulator's
 own, written from OpenAI's API and not from the router's check of the same fields
 (`router.echoed_fields`, `router.request`): the cloud profile called that check, so a test
 comparing the router's refusal with the simulator's compared a check with itself, and a
@@ -241,6 +242,8 @@ CHAT = Fields(
         "max_completion_tokens": LIMIT,
         "temperature": DECIMAL,
         "tools": ListOf(OBJECT, "an array of objects", filled=True),
+        "logprobs": BOOLEAN,
+        "top_logprobs": Kind("an integer", (int,), least=0),  # its most: `chat_logprobs`
     },
     ("messages",),
 )
