@@ -77,6 +77,26 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
             "POST", "/v1/chat/completions",
             chat(model, max_tokens=40, tools=[TOOL], tool_choice=NAMED, **stream),
         ),
+        # chat log probabilities (guidance asks `logprobs: true, top_logprobs: 5`): whole,
+        # streamed, tokens a long `stop` string holds back, a named call's tokens, the bound
+        "chat_logprobs": (
+            "POST", "/v1/chat/completions", chat(model, **exact, logprobs=True, top_logprobs=2),
+        ),
+        "chat_logprobs_stream": (
+            "POST", "/v1/chat/completions",
+            chat(model, **exact, logprobs=True, top_logprobs=2, **stream),
+        ),
+        "chat_logprobs_stop_stream": (
+            "POST", "/v1/chat/completions",
+            chat(model, **exact, logprobs=True, stop=["z" * 100], **stream),
+        ),
+        "tool_named_logprobs_stream": (
+            "POST", "/v1/chat/completions",
+            chat(model, max_tokens=40, tools=[TOOL], tool_choice=NAMED, logprobs=True, **stream),
+        ),
+        "chat_error_top_logprobs_too_many": (
+            "POST", "/v1/chat/completions", chat(model, **exact, logprobs=True, top_logprobs=21),
+        ),
         "completions": (
             "POST", "/v1/completions",
             {"model": model, "prompt": "Hello", "temperature": 0, **exact},

@@ -29,6 +29,8 @@ JSON_CASES = [
     "chat_finish_length_window",
     "chat_n2",
     "tool_named",
+    "chat_logprobs",
+    "chat_error_top_logprobs_too_many",
     "completions",
     *COMPLETIONS_CAPTURES,
     "error_bad_temperature",
@@ -59,6 +61,9 @@ SSE_CASES = [
     "chat_stream_plain",
     "chat_stream_usage",
     "tool_named_stream",
+    "chat_logprobs_stream",
+    "chat_logprobs_stop_stream",
+    "tool_named_logprobs_stream",
     "completions_stream",
     "messages_stream",
     "responses_stream",
@@ -68,6 +73,7 @@ SSE_CASES = [
 # Errors whose whole message is fixed by the request and the window: compared word for word.
 EXACT_MESSAGES = [
     *COMPLETIONS_REFUSALS,
+    "chat_error_top_logprobs_too_many",
     "error_bad_temperature",
     "error_context_length",
     "error_invalid_json",
