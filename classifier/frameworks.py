@@ -67,7 +67,7 @@ session (`classifier.rules.agent_session`).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from classifier import (
@@ -118,36 +118,32 @@ def task_ask(message: object, messages: Sequence[Any], system: System) -> object
     (`classifier.message.read_system`) and handed to each reader that tells its requests by
     it."""
     sent = message.get("content") if isinstance(message, dict) else None
-    task = crewai.task_ask(message, messages)
-    if task is sent:
-        task = praisonai.task_ask(message)
-    if task is sent:
-        task = smolagents.task_ask(message, messages, system)
-    if task is sent:
-        task = dspy.task_ask(message, system)
-    if task is sent:
-        task = agno.user_words(message)
-    if task is sent:
-        task = mastra.guard_ask(message, messages, system)
-    if task is sent:
-        task = semantic_kernel.task_ask(message, messages)
-    if task is sent:
-        task = haystack.query_ask(message, messages)
-    if task is sent:
-        task = gpt_researcher.query_ask(message, messages)
-    if task is sent:
-        task = terminal_assistant.ask_words(message, messages, system)
-    if task is sent:
-        task = browser_use.task_ask(message, messages, system)
-    if task is sent:
-        task = letta.user_words(message, system)
-    if task is sent:
-        task = marvin.task_ask(message, system)
-    if task is sent:
-        task = baml.task_ask(message)
-    if task is sent:
-        task = atomic_agents.user_words(message, system)
-    return task
+    for read in _TASK_READERS:
+        task = read(message, messages, system)
+        if task is not sent:
+            return task
+    return sent
+
+
+# The readers of `task_ask`, in order: each returns the message's content, the very object,
+# when its framework did not wrap it.
+_TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
+    lambda m, ms, s: crewai.task_ask(m, ms),
+    lambda m, ms, s: praisonai.task_ask(m),
+    smolagents.task_ask,
+    lambda m, ms, s: dspy.task_ask(m, s),
+    lambda m, ms, s: agno.user_words(m),
+    mastra.guard_ask,
+    lambda m, ms, s: semantic_kernel.task_ask(m, ms),
+    lambda m, ms, s: haystack.query_ask(m, ms),
+    lambda m, ms, s: gpt_researcher.query_ask(m, ms),
+    terminal_assistant.ask_words,
+    browser_use.task_ask,
+    lambda m, ms, s: letta.user_words(m, s),
+    lambda m, ms, s: marvin.task_ask(m, s),
+    lambda m, ms, s: baml.task_ask(m),
+    lambda m, ms, s: atomic_agents.user_words(m, s),
+)
 
 
 def said(message: object, system: System) -> object:
