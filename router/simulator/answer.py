@@ -12,7 +12,10 @@ strings it allows; on vLLM also where it would call an offered tool unforced, as
 constraint holds the whole output. A prompt that holds a JSON schema and asks for JSON
 (instructor's JSON modes), or shows an example object and asks for JSON (Open WebUI's title
 and tags), gets an instance of it, or an object of the example's shape, where it would get
-text or any JSON object (`prompted`). Same prompt and seed, same answer.
+text or any JSON object (`prompted`); so does an example object shown between markers
+(MetaGPT's `[CONTENT]`), between the same markers, and a list of strings asked for in a
+form shown (gpt-researcher's sub-queries), as many strings as shown. Same prompt and seed,
+same answer.
 """
 
 from __future__ import annotations
@@ -164,15 +167,21 @@ def ends(text: str) -> str:
 
 def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     """An instance of the JSON schema the prompt's text asks an answer of (`prompted`), or
-    an object of the example's shape it shows, in a ```json fence where it asks for one and
-    nothing holds the text to bare JSON; None where the text asks for none."""
+    a value of the example's shape it shows, in a ```json fence where it asks for one and
+    nothing holds the text to bare JSON, between the example's markers where it shows them
+    (MetaGPT's `[CONTENT]`); None where the text asks for none. A list of strings is no
+    answer where the request holds the text to a JSON object (`response_format`)."""
     asked = asked_json(prompt.user, prompt.system)
-    if asked is None:
+    if asked is None or (isinstance(asked.example, list) and prompt.output_schema is not None):
         return None
     if asked.schema is not None:
         text = structured(asked.schema, prompt.user)
+    elif isinstance(asked.example, list):  # as many strings as shown
+        text = json.dumps([shaped_like(item, rng) for item in asked.example])
     else:
-        text = json.dumps(shaped_like(asked.example, rng))
+        text = json.dumps(shaped_like(asked.example, rng), indent=4 if asked.tag else None)
+    if asked.tag is not None and prompt.output_schema is None:
+        return f"[{asked.tag}]\n{text}\n[/{asked.tag}]"
     return f"```json\n{text}\n```" if asked.fenced and prompt.output_schema is None else text
 
 

@@ -40,6 +40,12 @@ no JSON by itself ("Include the enclosing markdown codeblock:"): their instructi
 by their wording (`format_instructions`), and a schema they show is the answer's whatever
 its type. So is BAML's output-format block (`baml_schema`), in its own notation.
 
+Two forms are shown by example without a JSON object introduced as the answer
+(`shown_forms`): an example object between markers of its own (MetaGPT's
+`[CONTENT]...[/CONTENT]`), the answer's form wherever the text shows one so, and a JSON list
+of strings that the sentence leading into it asks the answer be (gpt-researcher's "respond
+with a list of strings in the following format: [...]", `_listed`), looked for last.
+
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
 over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
 tries charged against a budget proportional to the text (`_WORK`).
@@ -55,6 +61,7 @@ from typing import Any
 
 from router.simulator.baml_schema import baml_schema
 from router.simulator.format_instructions import instructed
+from router.simulator.shown_forms import string_lists, wrapped_examples
 
 _LONGEST = 256 * 1024  # characters of a text scanned for a schema
 _WORK = 4  # decoding work allowed, in multiples of the text's length
@@ -87,6 +94,15 @@ _ABOUT = re.compile(
     r"(?:\s+(?!(?:to|into|as|in|with|and|then|using|from|of|like)\b)[\w'-]+){0,3}\s+json\b",
     re.I,
 )
+# a list of strings asked for in a form shown: "a list of strings in the following format:",
+# "a JSON array like", "an array of queries, e.g." (with `_ANSWER`, `_listed`)
+_LIST_ASK = re.compile(
+    r"\b(?:list|array)\b.*(?:\b(?:format|json|like|such\s+as|example|shown|follows)\b|\be\.g\.)"
+    r"|\bjson\b.*\b(?:list|array)\b",
+    re.I | re.S,
+)
+# a list written as a value inside other JSON (a schema's `"required": [...]`), not shown alone
+_INSIDE = re.compile(r'(?:"\s*:|[\[,])\s*\Z')
 # words of a tool listing: a schema they introduce is a tool's input, not the answer
 _TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|functions?)\b", re.I)
 # text formats an answer must keep to (ReAct's lines, DSPy's field markers): a schema in
@@ -102,12 +118,14 @@ _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 @dataclass(frozen=True, slots=True)
 class Asked:
     """What the answer is asked to be, and whether in a ```json fence: an instance of
-    `schema`, or where the prompt shows no schema but an example, an object of `example`'s
-    shape."""
+    `schema`, or where the prompt shows no schema but an example, a value of `example`'s
+    shape (an object, or a list of strings); between `[tag]` and `[/tag]` where the example
+    is shown so (`shown_forms.wrapped_examples`)."""
 
     schema: dict[str, Any] | None
     fenced: bool
-    example: dict[str, Any] | None = None
+    example: dict[str, Any] | list[str] | None = None
+    tag: str | None = None
 
 
 def asked_json(user: str, system: str) -> Asked | None:
@@ -132,7 +150,9 @@ def framed(user: str, system: str) -> bool:
 
 def _first_of(user: str, system: str) -> Asked | None:
     """The schema the user text, else the system text, introduces (LangChain's format
-    instructions' first, `format_instructions`); else the first example either introduces."""
+    instructions' first, `format_instructions`), or an example it shows between markers
+    (`_wrapped`); else the first example object either introduces, else the first list of
+    strings (`_listed`)."""
     first_example: Asked | None = None
     for text, other in ((user, system), (system, user)):
         parser = instructed(text)
@@ -140,12 +160,45 @@ def _first_of(user: str, system: str) -> Asked | None:
             return Asked(parser.schema, parser.fenced)
         if (baml := baml_schema(text)) is not None:  # BAML's output format
             return Asked(baml, fenced=False)
+        if (wrapped := _wrapped(text)) is not None:
+            return wrapped
         schema, example = _first_asked(text)
         if schema is not None:
             return Asked(schema.value, _fenced(text, schema, other))
         if first_example is None and example is not None:
             first_example = Asked(None, _fenced(text, example, other), example.value)
+    for text, other in ((user, system), (system, user)):
+        if first_example is None and (listed := _listed(text, other)) is not None:
+            first_example = listed
     return first_example
+
+
+def _wrapped(text: str) -> Asked | None:
+    """The first example object `text` shows between markers as the answer's form
+    (`shown_forms.wrapped_examples`, MetaGPT's `[CONTENT]...[/CONTENT]`), a plain value
+    (`_is_example`): the answer is one of its shape, between the same markers."""
+    found = next((w for w in wrapped_examples(text) if _is_example(w.value)), None)
+    return None if found is None else Asked(None, False, found.value, found.tag)
+
+
+def _listed(text: str, other: str) -> Asked | None:
+    """The first JSON list of strings `text` shows where the sentence leading into it asks
+    for the answer as a list in a form shown (`_LIST_ASK`; gpt-researcher's "You must
+    respond with a list of strings in the following format: ["query 1", ...]"), as
+    `_introduced` reads a sentence but for a list or array, not JSON, named; not one inside
+    other JSON (`_INSIDE`: ragas's schema's `"required": ["statements"]`)."""
+    for value, start, end in string_lists(text):
+        lead = _FENCE_OPENING.sub("", text[max(0, start - _LEAD) : start].rstrip()).rstrip()
+        sentence = _SENTENCE_END.split(lead)[-1]
+        if (
+            not _INSIDE.search(sentence)
+            and _LIST_ASK.search(sentence)
+            and _ANSWER.search(sentence)
+            and not _ABOUT.search(sentence)
+            and not _TOOLISH.search(sentence)
+        ):
+            return Asked(None, _fenced(text, _Found({}, start, end), other), value)
+    return None
 
 
 @dataclass(frozen=True, slots=True)
