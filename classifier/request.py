@@ -8,7 +8,8 @@ part count, bytes), so a 200k-token conversation costs about what a short one do
 Besides the asks' texts, the view keeps what the request's shape says of its reply: the
 reading its app fixes whatever the ask (`RequestView.fixed`, one of `classifier.fixed`'s,
 found by `_FIXED`: a smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL
-prompt, jupyter-ai's `%%ai -f code` or gpt-engineer's prompts ask for code, a DSPy ReAct step
+prompt, jupyter-ai's `%%ai -f code`, gpt-engineer's prompts, rawdog's and ai-shell's ask for
+code, a DSPy ReAct step
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
 tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's) judges an answer,
@@ -33,6 +34,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from classifier import (
+    ai_shell,
     browser_use,
     deepeval,
     dspy,
@@ -48,6 +50,7 @@ from classifier import (
     openhands,
     promptfoo,
     ragas,
+    rawdog,
     shell_gpt,
     smolagents,
     vanna,
@@ -213,10 +216,12 @@ def _replies_by_tool(system: System, tools: list[Any], tool_choice: object) -> b
 def _answers_in_code(messages: list[Any], system: System) -> bool:
     """Whether the request's reply must be code (`classifier.fixed.CODE_ANSWER`): a
     smolagents CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai
-    code cell's, gpt-engineer's."""
+    code cell's, gpt-engineer's, rawdog's script, ai-shell's command (or what one does)."""
     return (
         smolagents.answers_in_code(messages, system)
         or shell_gpt.answers_in_code(system)
+        or rawdog.answers_in_code(system)
+        or ai_shell.asks_for_command(messages)
         or vanna.asks_for_sql(system)
         or jupyter_ai.answers_in_code(messages)
         or gpt_engineer.answers_in_code(system)
