@@ -308,4 +308,15 @@ FRAMEWORKS_NOTE = """\
    the user's words after one in the same text are the ask. Neither is a coding agent and
    their first turns hold none of these, so they make no agent's session: a math ask read
    math on its first turn stays math on the next.
+   Two more ask for code whatever the user asks. rawdog's every request (0.1.6,
+   `classifier/rawdog.py`: its system prompt's whole first line "You are a command-line
+   coding assistant called Rawdog that generates and auto-executes Python scripts.") and
+   ai-shell's (`classifier/ai_shell.py`: one user message, no system prompt, framed whole by
+   its command template "Create a single line command that one can enter in a terminal and
+   run, ...", its revision template "Update the following script based on what is asked in
+   the following prompt." or its explanation template "Please provide a clear, concise
+   description of the script, ...") give coding (0.97), rule-decided, as Shell-GPT's shell,
+   code and describe-shell roles do: the reply is a script rawdog runs, a command or what one
+   does. Read by topic, rawdog's "what is 3 to the power of 50" was math 0.58 and ai-shell's
+   revision "make it a limerick instead" prose 0.55.
 """
