@@ -5,8 +5,9 @@ coding agent's session, where only an ask the model clearly reads as other work 
 request, where a forced call of `send_message` is how it answers: `classifier.letta`, and in a
 Marvin task's, where its end-turn tool is: `classifier.marvin`), a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
-Shell-GPT's code roles', Vanna's SQL prompt's and gpt-engineer's (`classifier.shell_gpt`,
-`classifier.vanna`, `classifier.gpt_engineer`), and a
+Shell-GPT's code roles', Vanna's SQL prompt's, gpt-engineer's, rawdog's and ai-shell's
+(`classifier.shell_gpt`, `classifier.vanna`, `classifier.gpt_engineer`, `classifier.rawdog`,
+`classifier.ai_shell`), and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
 OpenHands' condenser's summary request, which asks nothing, its agent's coding work
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
