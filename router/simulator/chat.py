@@ -22,6 +22,7 @@ from router.simulator.generation import Ask, Choice, Generation
 from router.simulator.openai_refusals import refuse_chat
 from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.turns import last_called, system_text
+from router.simulator.unknown_arguments import refuse_unknown_chat
 from router.simulator.wire import (
     DONE,
     Frame,
@@ -128,7 +129,8 @@ class ChatApi:
         check_chat(body, profile)
         if profile == "vllm":  # a named choice must name a tool sent
             _check_tool_choice(body)
-        if profile == "cloud":  # OpenAI's refusals of a field of the wrong kind
+        if profile == "cloud":  # OpenAI's refusals of an unknown field, of one of the wrong kind
+            refuse_unknown_chat(body)
             refuse_chat(body)
         required(body, "messages", list, "messages: Field required (a non-empty list).")
         required(body, "model", str, "model: Input should be a valid string.")

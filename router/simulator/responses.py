@@ -21,6 +21,7 @@ from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.openai_refusals import refuse
 from router.simulator.structured import text_constraint
 from router.simulator.turns import last_called, system_text
+from router.simulator.unknown_arguments import refuse_unknown_responses
 from router.simulator.wire import (
     Frame,
     Meta,
@@ -84,6 +85,7 @@ class ResponsesApi:
             if isinstance(t, dict) and t.get("type") == "function"
         )
         if profile == "cloud":  # OpenAI's refusals, after its refusal of a schema
+            refuse_unknown_responses(body)
             refuse(body)
         instructions = body.get("instructions") if isinstance(body.get("instructions"), str) else ""
         messages = [{"content": items}] if isinstance(items, str) else items

@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import openai
 import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
@@ -72,13 +73,21 @@ def test_search_off_reaches_no_backend(
 
 
 def test_a_search_asked_for_goes_as_sent(servers: dict[str, Running], tmp_path: Path) -> None:
-    """Mode "auto": a search only xAI can serve, not the router's to drop."""
+    """Mode "auto": a search only xAI can serve, not the router's to drop. OpenAI refuses
+    it, and the client reads OpenAI's 400 as it was sent (the simulator's cloud served it
+    before: the test took that for OpenAI's answer)."""
     search = {"mode": "auto", "max_search_results": 5}
-    with stack(servers, tmp_path, ["cloud"]) as proxy:
+    with (
+        stack(servers, tmp_path, ["cloud"]) as proxy,
+        pytest.raises(openai.BadRequestError) as refused,
+    ):
         openai_client(proxy).chat.completions.create(
             model="auto", messages=ASK, max_tokens=16, extra_body={"search_parameters": search}
         )
     assert sent(servers["cloud"])["search_parameters"] == search
+    message = "Unrecognized request argument supplied: search_parameters"
+    error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+    assert refused.value.response.json() == {"error": error}
 
 
 @pytest.mark.parametrize("api", ["chat", "completions", "responses", "messages"])

@@ -181,7 +181,9 @@ def test_repeatable_gives_the_same_request_the_same_bytes(
     start_sim: Callable[..., SimThread], profile: str, path: str, stream: bool
 ) -> None:
     tools = [{"type": "function", "function": {"name": "f", "parameters": {}}}]
-    body: dict[str, Any] = {"model": MODEL, "max_tokens": 64, "stream": stream}
+    # Responses' output limit is `max_output_tokens`: OpenAI refuses `max_tokens` there
+    limit = "max_output_tokens" if path == "/v1/responses" else "max_tokens"
+    body: dict[str, Any] = {"model": MODEL, limit: 64, "stream": stream}
     if path == "/v1/responses":
         body |= {"input": "Call the tool.", "tools": [{"type": "function", "name": "f"}]}
     elif path == "/v1/messages":
@@ -203,7 +205,7 @@ def test_repeatable_gives_the_same_request_the_same_bytes(
     first, again = replies(same, body)
     assert first == again
     assert b"1767225600" in first[0] or profile == "anthropic"  # Messages carry no time
-    other, _ = replies(same, body | {"max_tokens": 65})
+    other, _ = replies(same, body | {limit: 65})
     assert other[0] != first[0]  # ids follow the request
     assert other[1] != first[1] or profile == "vllm"  # (vLLM sends no request-id header)
     moving = start_sim(profile=profile)
