@@ -12,6 +12,7 @@ from evals.redaction import Secrets
 from router.attempt_errors import RouterFault, UpstreamError
 from router.backends.empty_tools import without_empty_tools
 from router.backends.search_off import without_search_off
+from router.backends.vllm_own import left_out
 from router.config import Backend as BackendSettings
 from router.record import Api
 
@@ -116,12 +117,19 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> d
     extras; a chat body without an empty `tools` list, which OpenAI and vLLM refuse
     (`router.backends.empty_tools`); any body without xAI's `search_parameters` of mode
     "off", a search not asked for that OpenAI refuses as an unknown argument
-    (`router.backends.search_off`). Here, so every backend, fallback and shadow gets it so.
+    (`router.backends.search_off`); vLLM's own fields (`top_k`, `chat_template_kwargs`, ...)
+    for a backend not taken for vLLM whose `extra_body` does not name them, which OpenAI
+    refuses as unknown arguments (`router.backends.vllm_own`). Here, so every backend,
+    fallback and shadow gets it so.
 
     Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
     what the client sent, the client's keys winning; everything else passes untouched.
     """
     out = dict(without_search_off(without_empty_tools(body) if api == "chat" else body))
+    dropped = left_out(settings, out, api)
+    if dropped:  # names only: a value may be anything
+        log.debug("%s: vLLM's own fields not sent: %s", settings.name, dropped)
+        out = {k: v for k, v in out.items() if k not in dropped}
     out["model"] = settings.model
     for key, value in settings.extra_body.items():
         if key not in out:
