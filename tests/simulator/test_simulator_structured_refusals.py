@@ -46,9 +46,19 @@ def test_refused_as_vllm_did(
 
 
 def test_the_cloud_profile_takes_what_vllm_refuses(start_sim: Callable[..., SimThread]) -> None:
-    """OpenAI's own checks are not vLLM's: the cloud profile stays as lenient as it was."""
+    """OpenAI's own checks are not vLLM's: the cloud profile stays as lenient as it was with
+    a `response_format`, and `structured_outputs`, vLLM's own, is an argument OpenAI does
+    not know whatever its value (`router.simulator.unknown_arguments`: the test took it
+    for one OpenAI serves)."""
     cloud = start_sim(profile="cloud")
     client = openai.OpenAI(base_url=cloud.url + "/v1", api_key="x", max_retries=0)
-    for body in (rf({"type": "nonsense"}), so({"choice": []}), so("x")):
-        reply = client.chat.completions.create(model="tiny", messages=ASK, extra_body=body)
-        assert reply.choices[0].message.content
+    reply = client.chat.completions.create(
+        model="tiny", messages=ASK, extra_body=rf({"type": "nonsense"})
+    )
+    assert reply.choices[0].message.content
+    for body in (so({"choice": []}), so("x")):
+        with pytest.raises(openai.BadRequestError) as refused:
+            client.chat.completions.create(model="tiny", messages=ASK, extra_body=body)
+        message = "Unrecognized request argument supplied: structured_outputs"
+        error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
+        assert refused.value.response.json() == {"error": error}
