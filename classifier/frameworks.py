@@ -32,6 +32,8 @@ framework's reader knows its texts and reads only its own requests:
   `classifier.openai_agents`);
 - Strands Agents: its nudge to call its structured-output tool passed over, in its forced
   request only (`classifier.strands`);
+- Genkit: its instructions for a JSON output of a schema, a user message of their own after
+  the ask, passed over (`classifier.genkit`);
 - Google ADK: its relay of what another agent did and its fillers ("Continue processing
   previous requests as instructed. ...") passed over (`classifier.adk`);
 - browser-use: an extraction read by its query, its history compaction asking nothing
@@ -78,6 +80,7 @@ from classifier import (
     browser_use,
     crewai,
     dspy,
+    genkit,
     gpt_researcher,
     griptape,
     haystack,
@@ -185,6 +188,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or pydantic_ai.passed_over(messages, index)
         or (own.instructor and instructor.passed_over(messages, index))
         or (own.strands and strands.passed_over(messages, index))
+        or genkit.passed_over(messages, index)
         or smolagents.passed_over(messages, index, system)
         or dspy.passed_over(messages, index, system)
         or agno.passed_over(messages, index, system)

@@ -157,6 +157,13 @@ FRAMEWORKS_NOTE = """\
    offered alone, described "IMPORTANT: This StructuredOutputTool should only be invoked as
    the last and final tool ..."). Read, the nudge after "Give me facts about Tokyo." was
    instruction 0.97 without the tool choice that makes the request tool_calling.
+   Genkit's instructions for a JSON output where the model declares no constrained output
+   (`classifier/genkit.py`: "Output should be in JSON format and conform to the following
+   schema:" and the schema as one line of JSON in a fence, a user message of their own, whole,
+   as compat-oai sends the part Genkit appends to the ask) are passed over for the ask right
+   before them, never as a conversation's first user message; with the user's words in the
+   same message they are read as written. Read, a fantasy character (prose 0.998) was coding
+   0.81, a sum (math 0.93) instruction 0.47.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its
