@@ -30,6 +30,7 @@ from router.errors import (
     error_kind,
     internal_error,
 )
+from router.failed_requests import fingerprint
 from router.gateway_ports import CallSink, ClassifyObserver, NoStates, Pricing, Sink, States
 from router.ledger.usage import usage_of
 from router.policy import Demand, Plan, detoured, one_choice_only, plan
@@ -100,6 +101,8 @@ class Gateway:
         """`traffic`: a request to serve. Only traffic is traced and counted as classified;
         `explain` only looks."""
         req.validate(api, body)
+        # the client's body, before `whole`: explain computes the same for the same body
+        print_ = fingerprint(body)
         # before the span: a turn continuing another caller's response is refused
         home, continued = self.stored.lookup(api, body, caller.name, self.config.backend_names)
         # what the router made is told whole from here on, in place of a reference to an
@@ -130,8 +133,10 @@ class Gateway:
                 view, headers, caller.name, self.conversation_secret, server_thread(api, body)
             )
             demand = self._demand(api, body, target, private, conversation, home)
+            demand = replace(demand, fingerprint=print_)
             the_plan = self._plan(intent, target, demand)
             call = self._call(api, body, caller, headers, view, the_plan, demand, conversation)
+            call.record.fingerprint = print_
             call.span, call.own = span, own
             return call
         except Exception as error:  # refused by the front (`router.api.front`): a 4xx or a 500

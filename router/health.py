@@ -8,7 +8,9 @@
 backend and tells listeners about transitions. `router.probe` is the I/O edge that feeds
 it: one GET of the backend's health path (vLLM `/health`) or `/v1/models` — never a billed
 completion. Beside its circuit, a breaker keeps the waits a long 429 or 503 asked for
-(`Health.asked_to_wait`).
+(`Health.asked_to_wait`), and `Health` the requests each backend failed during its outage,
+whose retries routing sends elsewhere, leaving the trial to another request
+(`router.failed_requests`: a cut stream's client retried into every trial).
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from router.backend_state import Circuit, Wait
+from router.failed_requests import FailedRequests
 from router.retry_after import MAX_RETRY_AFTER_S
 from router.silence import SILENT
 
@@ -56,7 +59,10 @@ FAILURE_KINDS = frozenset(
 # `stall`, `silent`) passes `/health`, so a probe's pass closed the circuit they opened, and
 # live traffic went to the dead backend first again after every open period: open ~8 s of
 # every ~38 s (found in re-review). As for a refusal, only a live request's success clears them.
-UNPROBED_KINDS = frozenset({SILENT, "first_token_timeout", "stall"})
+# So with streams cut part way (`cut`): a probe's pass closed the circuit and the next three
+# requests, a client's retry of its cut one among them, were cut again each cycle (found in
+# a live review); a live trial is one request, and not that retry (`router.failed_requests`).
+UNPROBED_KINDS = frozenset({SILENT, "first_token_timeout", "stall", "cut"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -174,6 +180,8 @@ class Health:
         # Backends that failed as a probe cannot see (`UNPROBED_KINDS`): likewise.
         self.unprobed: set[str] = set()
         self.outages: dict[str, Outage] = {}
+        # The requests each backend failed since it last served one (`router.failed_requests`)
+        self.failed_requests = FailedRequests()
 
     def breaker(self, backend: str) -> Breaker:
         found = self.breakers.get(backend)
@@ -187,6 +195,7 @@ class Health:
         self.refused.discard(backend)
         self.unprobed.discard(backend)
         self.outages.pop(backend, None)
+        self.failed_requests.forget(backend)
 
     def circuit(self, backend: str) -> Circuit:
         """What routing should see: half-open only while a live trial may still be taken."""
@@ -232,6 +241,7 @@ class Health:
         if live:
             self.refused.discard(backend)
             self.unprobed.discard(backend)
+            self.failed_requests.forget(backend)
         elif self.breaker(backend).circuit == "closed":
             # a hang the circuit outlived closed is history: a later opening a probe can see
             # (the backend down) must not wait for live traffic (found in re-review)
@@ -245,6 +255,16 @@ class Health:
             outage.probe_seen = True
             return
         self._log_recovered(backend, self.clock())
+
+    def failed_here(self, backend: str) -> frozenset[str]:
+        """The fingerprints of the requests `backend` failed since it last served one, while
+        its half-open trial is a live request's to take: their retries go to another backend
+        of their plan if there is one, the trial left to another request
+        (`router.failed_requests`). None otherwise: a closed circuit is tried by whatever
+        comes, as before."""
+        if self.circuit(backend) != "half_open":
+            return frozenset()
+        return self.failed_requests.of(backend)
 
     def outage_over(self, backend: str) -> bool:
         """No outage open, or one a probe has ended: at its pass where no live request failed

@@ -15,7 +15,7 @@ combinations known up front are created at 0, as `shadow_dropped_total`'s reason
 - `backend_skips_total`: each configured backend, with its tier, and each reason a plan or
   dispatch can pass it by (`metric_labels.SKIP_REASONS`), but `private` for a local one,
   `vllm_fields` for a local one not through litellm and `choices_unsupported` for one not
-  through litellm, which are never skipped so: 10 to 13 series per backend. The first
+  through litellm, which are never skipped so: 11 to 14 series per backend. The first
   request past a backend waiting out a 429 must show;
 - `unpriced_requests_total`: each (intent, route, backend, tier) the config leaves without
   a price (`router.pricing.Pricer`, asked about a request on each): the intents that can take

@@ -16,6 +16,7 @@ from router.backend_state import BackendState
 from router.backend_state import Circuit as Circuit  # named here before it had a module
 from router.config import Backend as BackendSettings
 from router.config import Config
+from router.failed_requests import FAILED_HERE
 from router.record import Api, Attempt
 from router.target import Target, route_for
 from router.translate.pairing import can_serve, native
@@ -48,7 +49,7 @@ PERMANENT_SKIPS = frozenset(
 _THIS_TURN = {"choices_unsupported", "n_unsupported", "max_tokens_window", "vllm_fields"}
 LASTING_SKIPS = PERMANENT_SKIPS - _THIS_TURN
 # The passing ones: a 503's `Retry-After` says when the soonest of them may serve again.
-PASSING = frozenset({"circuit_open", "rate_limited", "overloaded", "quality_gate"})
+PASSING = frozenset({"circuit_open", "rate_limited", "overloaded", "quality_gate", FAILED_HERE})
 # Why an attempt failed, when no retry can change it: the backend said the prompt is too long
 # (an attempt dispatch skipped after that failure has the same kind).
 PERMANENT_FAILURES = frozenset({"context_too_long"})
@@ -74,6 +75,9 @@ class Demand:
     # `conversation`): no chat backend has it, translated or not
     server_state: str | None = None
     vllm_field: str | None = None  # vLLM's own output constraint (`router.vllm_fields`)
+    # The request's fingerprint (`router.failed_requests`): a backend that failed it does
+    # not take it as its half-open trial while another backend can
+    fingerprint: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +144,7 @@ def plan(
             continue
         step = Step(name, first_reason if position == 0 else "fallback", window)
         (overflow if state.saturated else steps).append(step)
+    steps, overflow, skipped = _not_again(steps, overflow, skipped, demand, states)
     if overflow and steps:
         overflow = [replace(s, reason="overflow_last") for s in overflow]
         steps = [
@@ -164,6 +169,34 @@ def plan(
         demand.vllm_field,
         tuple(s.backend for s in skipped if s.reason == "vllm_fields" and _local(s, config)),
     )
+
+
+def _not_again(
+    steps: list[Step],
+    overflow: list[Step],
+    skipped: list[Step],
+    demand: Demand,
+    states: Mapping[str, BackendState],
+) -> tuple[list[Step], list[Step], list[Step]]:
+    """The steps, the overflow and the skipped, with each backend whose half-open trial is
+    due and that failed this very request before skipped (`FAILED_HERE`), while another
+    backend is left to try: its trial is left to another request (`router.failed_requests`).
+    With none left, the plan stays as it was."""
+    print_ = demand.fingerprint
+    if print_ is None:
+        return steps, overflow, skipped
+    failed = {
+        s.backend
+        for s in steps + overflow
+        if (state := states.get(s.backend, BackendState())).circuit == "half_open"
+        and print_ in state.failed_requests
+    }
+    if not failed or all(s.backend in failed for s in steps + overflow):
+        return steps, overflow, skipped
+    again = [replace(s, reason=FAILED_HERE) for s in steps + overflow if s.backend in failed]
+    steps = [s for s in steps if s.backend not in failed]
+    overflow = [s for s in overflow if s.backend not in failed]
+    return steps, overflow, skipped + again
 
 
 def _local(step: Step, config: Config) -> bool:

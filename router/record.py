@@ -154,6 +154,9 @@ class Record:
     vllm_field: str | None = None
     prompt_text: str | None = None  # only when config.ledger.store_text is on
     completion_text: str | None = None
+    # A keyed hash of the request's body (`router.failed_requests.fingerprint`): in memory
+    # only, for routing a retry of a request a backend failed; no ledger column, never logged
+    fingerprint: str | None = None
 
     @property
     def fallbacks(self) -> int:

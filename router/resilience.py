@@ -34,7 +34,7 @@ from router.config import Backend as BackendSettings
 from router.config import Config
 from router.config_sections import ResilienceSettings
 from router.gateway_ports import States
-from router.health import BreakerPolicy, Health
+from router.health import FAILURE_KINDS, BreakerPolicy, Health
 from router.policy import soonest
 from router.probe import can_probe, probe
 from router.record import Record
@@ -126,6 +126,7 @@ class Resilience:
                 gate_retry_in_s=self._reopen_in(name, below) if gated else None,
                 rate_limited_for_s=self.health.limited_for(name),
                 overloaded_for_s=self.health.limited_for(name, "overloaded"),
+                failed_requests=self.health.failed_here(name),
             )
         return out
 
@@ -165,6 +166,7 @@ class Resilience:
         for attempt in record.attempts:
             if attempt.outcome == "ok" and attempt.duration_s > 0:
                 self.capacity.served(attempt.backend, attempt.duration_s)
+        self._remember_failed(record)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
         # Not forced by name, and not a detour: a conversation the local backend's passing
@@ -174,6 +176,18 @@ class Resilience:
                 return
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
+
+    def _remember_failed(self, record: Record) -> None:
+        """Each backend that failed the request as the breaker counts failures (a cut, a 5xx;
+        not a 429, a hang-up) remembers it, for its retry to leave the backend's trial to
+        another request (`router.failed_requests`). From the record: it holds a cut stream's
+        try too."""
+        if record.fingerprint is None:
+            return
+        for attempt in record.attempts:
+            failed = attempt.outcome == "error" and attempt.error_kind in FAILURE_KINDS
+            if failed and self._configured(attempt.backend):
+                self.health.failed_requests.failed(attempt.backend, record.fingerprint)
 
     def _pins(self, record: Record) -> bool:
         """Whether auto-routed `record` may pin its conversation to its backend: a turn read
