@@ -33,8 +33,12 @@ and an open circuit is not tried either when the fallback fails.
 
 The fingerprint is a keyed hash (a key made per process) of the body the client sent,
 parsed: an SDK's retry sends the same bytes, and explain, reading the same body, shows the
-skip. Its cost is a `json.dumps` of the body (~20 ms a MB on a loaded 2-core machine; well
-under 1 ms for a chat turn's tens of kB). It is kept in memory only, a few per backend
+skip. Its cost is a `json.dumps` of the body, ~20 ms a MB on a loaded 2-core machine: a
+200k-token conversation (~1 MB) would pay it on every turn, for a rule that matters only
+after a failure. So it is worked out only when it can matter (`Fingerprint`, once a request
+at most): when a failure the breaker counts is remembered (`FailedRequests.remember`), and
+when a plan meets a backend whose trial is due that remembers some (`router.policy`). A
+request where nothing failed costs nothing. It is kept in memory only, a few per backend
 (`KEPT_PER_BACKEND`, the latest), and never logged nor stored: no ledger column, no metric
 label. Two clients sending the same body are one request here, as they would be to the
 backend. Remembered are the failures the breaker counts (`router.health.FAILURE_KINDS`: a
@@ -47,8 +51,11 @@ import hashlib
 import json
 import secrets
 from collections import OrderedDict
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Collection, Mapping
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from router.record import Record
 
 # How many requests each backend remembers failing: the latest. A few clients retrying
 # their own cut request at once; past that the oldest is forgotten, and its retry may take
@@ -69,6 +76,43 @@ def fingerprint(body: Mapping[str, Any]) -> str:
     return hashlib.blake2b(text.encode(), digest_size=16, key=_KEY).hexdigest()
 
 
+class Fingerprint:
+    """A request's fingerprint, worked out the first time it is asked for and kept: the plan
+    and the record share one, so a request hashes its body once at most, and only where a
+    failure makes it matter (most never do). It keeps the client's body until then (its
+    keys as sent: a later change of the dict is not the request's), then only the hash."""
+
+    __slots__ = ("_body", "_value")
+
+    def __init__(self, body: Mapping[str, Any]) -> None:
+        self._body: Mapping[str, Any] | None = dict(body)
+        self._value: str | None = None
+
+    @classmethod
+    def known(cls, value: str) -> Fingerprint:
+        """One already worked out (a test's, by name)."""
+        made = cls({})
+        made._body, made._value = None, value
+        return made
+
+    @property
+    def value(self) -> str | None:
+        """The fingerprint if it was worked out, else None (nothing worked out to tell)."""
+        return self._value
+
+    def __call__(self) -> str:
+        if self._value is None:
+            if self._body is None:
+                raise RuntimeError("a released fingerprint was asked for")  # a bug
+            self._value = fingerprint(self._body)
+            self._body = None
+        return self._value
+
+    def release(self) -> None:
+        """Nothing will ask any more (its record is finished): the body is not kept for it."""
+        self._body = None
+
+
 class FailedRequests:
     """The fingerprints of the latest requests each backend failed (no clock: pure state)."""
 
@@ -82,6 +126,25 @@ class FailedRequests:
         prints.move_to_end(print_)
         while len(prints) > self.kept:
             prints.popitem(last=False)
+
+    def remember(
+        self, record: Record, counted: Collection[str], configured: Callable[[str], bool]
+    ) -> None:
+        """Each configured backend that failed `record`'s request as the breaker counts
+        failures (`counted`: a cut, a 5xx; not a 429, a hang-up) remembers it, for its retry
+        to leave the backend's trial to another request. From the record: it holds a cut
+        stream's try too. The fingerprint is worked out only here, for a failure."""
+        print_ = record.fingerprint
+        if print_ is None:
+            return
+        failed = [
+            attempt.backend
+            for attempt in record.attempts
+            if attempt.outcome == "error" and attempt.error_kind in counted
+        ]
+        for backend in filter(configured, failed):
+            self.failed(backend, print_())
+        print_.release()
 
     def of(self, backend: str) -> frozenset[str]:
         return frozenset(self._by_backend.get(backend, ()))

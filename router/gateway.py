@@ -30,7 +30,7 @@ from router.errors import (
     error_kind,
     internal_error,
 )
-from router.failed_requests import fingerprint
+from router.failed_requests import Fingerprint
 from router.gateway_ports import CallSink, ClassifyObserver, NoStates, Pricing, Sink, States
 from router.ledger.usage import usage_of
 from router.policy import Demand, Plan, detoured, one_choice_only, plan
@@ -101,8 +101,9 @@ class Gateway:
         """`traffic`: a request to serve. Only traffic is traced and counted as classified;
         `explain` only looks."""
         req.validate(api, body)
-        # the client's body, before `whole`: explain computes the same for the same body
-        print_ = fingerprint(body)
+        # the client's body, before `whole`: explain's is the same for the same body. Worked
+        # out only if a failure makes it matter (`router.failed_requests`): most never hash
+        print_ = Fingerprint(body)
         # before the span: a turn continuing another caller's response is refused
         home, continued = self.stored.lookup(api, body, caller.name, self.config.backend_names)
         # what the router made is told whole from here on, in place of a reference to an

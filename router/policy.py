@@ -16,7 +16,7 @@ from router.backend_state import BackendState
 from router.backend_state import Circuit as Circuit  # named here before it had a module
 from router.config import Backend as BackendSettings
 from router.config import Config
-from router.failed_requests import FAILED_HERE
+from router.failed_requests import FAILED_HERE, Fingerprint
 from router.record import Api, Attempt
 from router.target import Target, route_for
 from router.translate.pairing import can_serve, native
@@ -75,9 +75,10 @@ class Demand:
     # `conversation`): no chat backend has it, translated or not
     server_state: str | None = None
     vllm_field: str | None = None  # vLLM's own output constraint (`router.vllm_fields`)
-    # The request's fingerprint (`router.failed_requests`): a backend that failed it does
-    # not take it as its half-open trial while another backend can
-    fingerprint: str | None = None
+    # The request's fingerprint (`router.failed_requests`), worked out only when a backend
+    # of the plan remembers failing some and its trial is due: a backend that failed this
+    # request does not take it as its half-open trial while another backend can
+    fingerprint: Fingerprint | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,16 +182,19 @@ def _not_again(
     """The steps, the overflow and the skipped, with each backend whose half-open trial is
     due and that failed this very request before skipped (`FAILED_HERE`), while another
     backend is left to try: its trial is left to another request (`router.failed_requests`).
-    With none left, the plan stays as it was."""
+    With none left, the plan stays as it was. The request's fingerprint is worked out only
+    when some backend of the plan remembers failed requests (its trial due): most plans
+    never hash their body."""
     print_ = demand.fingerprint
-    if print_ is None:
-        return steps, overflow, skipped
-    failed = {
+    due = [
         s.backend
         for s in steps + overflow
         if (state := states.get(s.backend, BackendState())).circuit == "half_open"
-        and print_ in state.failed_requests
-    }
+        and state.failed_requests
+    ]
+    if print_ is None or not due:
+        return steps, overflow, skipped
+    failed = {name for name in due if print_() in states[name].failed_requests}
     if not failed or all(s.backend in failed for s in steps + overflow):
         return steps, overflow, skipped
     again = [replace(s, reason=FAILED_HERE) for s in steps + overflow if s.backend in failed]

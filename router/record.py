@@ -12,7 +12,10 @@ import os
 import secrets
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from router.failed_requests import Fingerprint
 
 Tier = Literal["local", "cloud"]
 Api = Literal["chat", "completions", "responses", "messages"]
@@ -154,9 +157,10 @@ class Record:
     vllm_field: str | None = None
     prompt_text: str | None = None  # only when config.ledger.store_text is on
     completion_text: str | None = None
-    # A keyed hash of the request's body (`router.failed_requests.fingerprint`): in memory
-    # only, for routing a retry of a request a backend failed; no ledger column, never logged
-    fingerprint: str | None = None
+    # A keyed hash of the request's body, worked out only if a failure makes it matter
+    # (`router.failed_requests.Fingerprint`, the plan's own): in memory only, for routing a
+    # retry of a request a backend failed; no ledger column, never logged
+    fingerprint: Fingerprint | None = field(default=None, repr=False, compare=False)
 
     @property
     def fallbacks(self) -> int:

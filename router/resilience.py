@@ -41,7 +41,7 @@ from router.record import Record
 from router.resilience_status import asked_waits, backend_status
 from router.served_model import ServedModels
 from router.server_identity import same_server
-from router.sticky import StickyTable
+from router.sticky import StickyTable, pins
 
 if TYPE_CHECKING:
     from router.components import Components
@@ -166,40 +166,16 @@ class Resilience:
         for attempt in record.attempts:
             if attempt.outcome == "ok" and attempt.duration_s > 0:
                 self.capacity.served(attempt.backend, attempt.duration_s)
-        self._remember_failed(record)
+        self.health.failed_requests.remember(record, FAILURE_KINDS, self._configured)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
         # Not forced by name, and not a detour: a conversation the local backend's passing
         # trouble sent to the cloud comes back once it is well (an earlier pin stays).
         if record.auto_routed and not record.detour and self._configured(record.backend):
-            if not self._pins(record):
+            if not pins(record, self.table):
                 return
             self.table.ttl_s = self.settings.sticky_ttl_s
             self.table.remember(record.conversation, record.backend)
-
-    def _remember_failed(self, record: Record) -> None:
-        """Each backend that failed the request as the breaker counts failures (a cut, a 5xx;
-        not a 429, a hang-up) remembers it, for its retry to leave the backend's trial to
-        another request (`router.failed_requests`). From the record: it holds a cut stream's
-        try too."""
-        if record.fingerprint is None:
-            return
-        for attempt in record.attempts:
-            failed = attempt.outcome == "error" and attempt.error_kind in FAILURE_KINDS
-            if failed and self._configured(attempt.backend):
-                self.health.failed_requests.failed(attempt.backend, record.fingerprint)
-
-    def _pins(self, record: Record) -> bool:
-        """Whether auto-routed `record` may pin its conversation to its backend: a turn read
-        as asking nothing (route reason `nothing_read`: source `default`, as a greeting
-        alone, `classifier.greeting`) only keeps a pin to that backend (its TTL restarts). A
-        chat's "Hi! Can you help me?" pinned it to the default route's backend, its math and
-        prose local for the sticky TTL (users' probes): its backend is its first turn that
-        asked something. Not below_min_confidence: an agent's session relies on its first
-        pin. Read from the source: a record holds no intent or target for `route_reason`."""
-        if record.intent_source != "default":
-            return True
-        return self.table.get(record.conversation or "") == record.backend  # both set: the caller
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
         """Its conversations stay pinned to it: the policy puts a pin first only while it is

@@ -11,18 +11,21 @@ over `Resilience`'s states with a stand-in clock."""
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 from unittest.mock import MagicMock
 
+import httpx
 import openai
 import pytest
 
 from classifier.intent import Intent
+from router import failed_requests
 from router.config import parse
-from router.failed_requests import FAILED_HERE
+from router.failed_requests import FAILED_HERE, Fingerprint
 from router.policy import Demand, Plan, plan
 from router.record import Attempt, Record
 from router.resilience import Resilience
@@ -34,6 +37,11 @@ ESSAY: Any = [{"role": "user", "content": "Write a 1500-word essay on the Roman 
 OTHER: Any = [{"role": "user", "content": "Write a short poem about the sea."}]
 THIRD: Any = [{"role": "user", "content": "Write a haiku about autumn leaves."}]
 COLUMNS = ("status", "backend", "attempts")
+
+
+def chat_body(messages: Any) -> dict[str, Any]:
+    """The body `streamed` sends, as `POST /v1/router/explain` reads it."""
+    return {"model": "auto", "messages": messages, "stream": True}
 
 
 def streamed(client: openai.OpenAI, messages: Any, request_id: str) -> str:
@@ -79,7 +87,10 @@ def test_the_retry_of_a_cut_stream_goes_to_the_fallback(
             assert cut(proxy, ESSAY) == [("cloud", "error", "cut")]
         # the open wait is over: the trial is a live request's (a probe cannot see a cut)
         until(lambda: circuit(proxy.root, "cloud") == "half_open", what="the trial due")
-        # the same request again: not to cloud, where it was cut three times
+        # explain, reading the same body, shows the skip; the same request again: not to
+        # cloud, where it was cut three times
+        explained = httpx.post(f"{proxy.url}/router/explain", json=chat_body(ESSAY)).json()
+        assert {"backend": "cloud", "reason": FAILED_HERE} in explained["skipped"]
         assert served(proxy, ESSAY) == [("cloud", "skipped", FAILED_HERE), ("local", "ok", None)]
         # another request takes the trial, and is cut: the backend still fails
         assert cut(proxy, OTHER) == [("cloud", "error", "cut")]
@@ -88,6 +99,32 @@ def test_the_retry_of_a_cut_stream_goes_to_the_fallback(
         assert served(proxy, THIRD) == [("cloud", "ok", None)]  # the trial: closed again
         # and the request cut before goes to cloud again: its failure is history
         assert served(proxy, ESSAY) == [("cloud", "ok", None)]
+
+
+def test_a_request_where_nothing_failed_hashes_nothing(
+    pair: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The fingerprint is worked out only when a failure makes it matter: a ~1 MB body (a
+    long conversation) cost ~20 ms a turn to hash, on every turn. Counted at the hash itself
+    (the router runs in this process, in a thread)."""
+    hashed: list[int] = []
+
+    def blake2b(data: bytes, **options: Any) -> Any:
+        hashed.append(len(data))
+        return hashlib.blake2b(data, **options)
+
+    monkeypatch.setattr(failed_requests, "hashlib", SimpleNamespace(blake2b=blake2b))
+    with router(cloud_first(pair, tmp_path)) as proxy:
+        assert served(proxy, ESSAY) == [("cloud", "ok", None)]
+        client = sdk(proxy)
+        assert client.chat.completions.create(model="auto", messages=OTHER).choices
+        explained = httpx.post(f"{proxy.url}/router/explain", json=chat_body(ESSAY)).json()
+        assert explained["skipped"] == []
+        assert hashed == []  # nothing failed: no body hashed
+        pair["cloud"].control("faults", {"fault": "cut_stream"})
+        assert cut(proxy, ESSAY) == [("cloud", "error", "cut")]
+        until(lambda: bool(hashed), what="the failure remembered")
+        assert len(hashed) == 1  # a failure the breaker counts: remembered, hashed once
 
 
 OPEN_S = 8.0
@@ -111,7 +148,7 @@ def planned(source: Resilience, fingerprint: str, target: Target | None = None) 
     return plan(
         Intent("writing", 0.9, "model"),
         target or Target("auto"),
-        Demand(fingerprint=fingerprint),
+        Demand(fingerprint=Fingerprint.known(fingerprint)),
         source.states(),
         source.components.config,
     )
@@ -125,7 +162,9 @@ def test_a_live_trial_is_left_to_another_request() -> None:
     for _ in range(3):  # three tries of one request, each cut after its first tokens
         source.health.failed("cloud", "cut")
         tried = [Attempt("cloud", "cloud", "error", "cut")]
-        source.record_finished(Record("r", 0.0, attempts=tried, fingerprint="essay"))
+        source.record_finished(
+            Record("r", 0.0, attempts=tried, fingerprint=Fingerprint.known("essay"))
+        )
     assert planned(source, "essay").backends == ("local",)  # open: skipped as before
     assert planned(source, "essay").skipped[0].reason == "circuit_open"
     clock[0] = OPEN_S  # the trial is due
