@@ -40,7 +40,10 @@ _CODEX_TOOLS = (
 # finish and think: "Use the task tool to delegate a review of stats.py to a sub-agent." was
 # tool_calling 0.9 by its name, found in a live review);
 # Cursor's; the Cline CLI's (npm `cline` 3.x, @cline/core's `DefaultToolNames` and team
-# tools); crush's (internal/config/config.go `allToolNames`). Each was found missing in a
+# tools); crush's (internal/config/config.go `allToolNames`); nanocoder's (npm
+# `@nanocollective/nanocoder` 1.25.2: of its 29, the ones no everyday app names, a source
+# edit, code search, LSP and git; "Now fix the bug in average() in calc.py" after a math
+# turn was math 0.41, on the cloud, with only its execute_bash known). Each was found missing in a
 # review: an agent's ask ("explain what sync_dir does") was read as reasoning and sent to
 # the cloud.
 _OTHER_AGENTS_TOOLS = (
@@ -62,7 +65,8 @@ _OTHER_AGENTS_TOOLS = (
     "team_await_runs team_read_mailbox team_mission_log team_create_outcome "
     "team_attach_outcome_fragment team_review_outcome_fragment team_finalize_outcome "
     "team_list_outcomes "
-    "sourcegraph multiedit agentic_fetch job_output job_kill lsp_diagnostics lsp_references"
+    "sourcegraph multiedit agentic_fetch job_output job_kill lsp_diagnostics lsp_references "
+    "string_replace search_file_contents lsp_get_diagnostics git_status git_diff git_commit"
 )
 # Kimi CLI's (PyPI `kimi-cli` 1.51.0: each tool's `name` in `kimi_cli/tools`, the toolsets
 # in `kimi_cli/agents/default/*.yaml`): its main agent's, its `okabe` agent's SendDMail; its
