@@ -47,13 +47,12 @@ of strings that the sentence leading into it asks the answer be (gpt-researcher'
 with a list of strings in the following format: [...]", `_listed`), looked for last.
 
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
-over at the cost of a substring search, longer ones than `_LONGEST` not read, and the decoding
-tries charged against a budget proportional to the text (`_WORK`).
+over at the cost of a substring search, longer ones than `LONGEST` not read, and the decoding
+tries charged against a budget proportional to the text (`shown_forms.decoded`).
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -61,13 +60,10 @@ from typing import Any
 
 from router.simulator.baml_schema import baml_schema
 from router.simulator.format_instructions import instructed
-from router.simulator.shown_forms import string_lists, wrapped_examples
+from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
 
-_LONGEST = 256 * 1024  # characters of a text scanned for a schema
-_WORK = 4  # decoding work allowed, in multiples of the text's length
-_TRIES = 64  # objects decoded in one text at most
 _LEAD = 400  # characters before a schema read for the sentence that introduces it
-_OPENING = re.compile(r'\{\s*"')  # where a JSON object with members can begin
+_OPENING = re.compile(r'(?=\{\s*")')  # where a JSON object with members can begin
 _JSON = re.compile(r"\bjson", re.I)
 _FENCED = re.compile(r"```json|\bcode ?block", re.I)  # not "no Markdown fencing"
 # what asks for the answer itself in JSON, beside "json" in the sentence: a verb of answering
@@ -144,8 +140,8 @@ def asked_json(user: str, system: str) -> Asked | None:
 
 def framed(user: str, system: str) -> bool:
     """Whether either text frames the answer in a text format of its own (`_FRAMED`:
-    ReAct's `Action:` lines, DSPy's field markers), read within `_LONGEST`."""
-    return bool(_FRAMED.search(user[:_LONGEST]) or _FRAMED.search(system[:_LONGEST]))
+    ReAct's `Action:` lines, DSPy's field markers), read within `LONGEST`."""
+    return bool(_FRAMED.search(user[:LONGEST]) or _FRAMED.search(system[:LONGEST]))
 
 
 def _first_of(user: str, system: str) -> Asked | None:
@@ -249,29 +245,13 @@ def _introduced(lead: str) -> bool:
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     """The JSON objects written whole in `text` (one inside another not read apart), each
     with where it starts and ends; none in a text without `"properties"` or "json".
-    Each try decodes from an opening brace; a failed one is charged the rest of the text
-    (an unterminated string reads that far), a decoded one its own length, so the work
-    stays within `_WORK` times the text."""
+    Each try decodes from an opening brace, within the bounds of `shown_forms.decoded`."""
     # a plain search first: the word's regex took 20 times as long on a long prompt
-    if len(text) > _LONGEST or ('"properties"' not in text and "json" not in text.lower()):
+    if len(text) > LONGEST or ('"properties"' not in text and "json" not in text.lower()):
         return
-    decoder = json.JSONDecoder()
-    budget, position = _WORK * len(text), 0
-    for _ in range(_TRIES):
-        opening = _OPENING.search(text, position)
-        if opening is None or budget <= 0:
-            return
-        start = opening.start()
-        try:
-            value, end = decoder.raw_decode(text, start)
-        except (ValueError, RecursionError):
-            budget -= len(text) - start
-            position = start + 1
-            continue
+    for value, found, end in decoded(text, _OPENING):
         if isinstance(value, dict):
-            yield value, start, end
-        budget -= end - start
-        position = end
+            yield value, found.end(), end
 
 
 def _is_schema(value: Any) -> bool:

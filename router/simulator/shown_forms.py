@@ -18,7 +18,7 @@ an opening marker `[NAME]` and its closing `[/NAME]` where the text asks for the
 a heading naming a format or output example just before them. The markers are any name, not
 MetaGPT's alone.
 
-Both scans are bounded as `prompted`'s is (`decoded`): a text longer than `_LONGEST` is not
+Both scans are bounded as `prompted`'s is (`decoded`): a text longer than `LONGEST` is not
 read, one without the opening's characters is passed over by a plain search, and the
 decoding is charged against a budget proportional to the text.
 """
@@ -31,7 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-_LONGEST = 256 * 1024  # characters of a text scanned, as `prompted._LONGEST`
+LONGEST = 256 * 1024  # characters of a text scanned (`prompted`'s scans too)
 _WORK = 4  # decoding work allowed, in multiples of the text's length
 _TRIES = 64  # values decoded in one text at most
 _MOST_STRINGS = 32  # items of a list of strings shown as an answer's form
@@ -69,7 +69,7 @@ def decoded(text: str, opening: re.Pattern[str]) -> Iterator[tuple[Any, re.Match
     match's end; a failed one is charged the rest of the text (an unterminated string reads
     that far), a decoded one its own length, so the work stays within `_WORK` times the
     text, and at most `_TRIES` tries."""
-    if len(text) > _LONGEST:
+    if len(text) > LONGEST:
         return
     decoder = json.JSONDecoder()
     budget, position = _WORK * len(text), 0
