@@ -11,7 +11,6 @@ agent's work stay coding.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from classifier import classify, explain, rules
 from classifier.intent import INTENTS
 from classifier.request import RequestView, view
 from tests.agent_shapes import aider_body, opencode_body
+from tests.recorded import body as load
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "aider-chat-0.86.2"
 HAIKU = "Write a haiku about autumn leaves."
@@ -31,7 +31,7 @@ FIX = "Fix the bug in average in calc.py: it adds 1 to the mean."
 def recorded(name: str, ask: str | None = None) -> dict[str, Any]:
     """The request Aider sent (`name` in the fixtures), its latest ask replaced by `ask`
     (Aider's reminder kept after it) when given."""
-    body = dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+    body = load(FIXTURES / name)
     if ask is not None:
         last = body["messages"][-1]
         asked, _, reminder = last["content"].partition("\n\n")

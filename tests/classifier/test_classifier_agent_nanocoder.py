@@ -7,8 +7,6 @@ file fix after a math question went to the cloud as math 0.41.
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -16,15 +14,16 @@ import pytest
 from classifier import classify
 from classifier.harness_tools import HARNESS_TOOLS
 from classifier.request import view
+from tests.recorded import FIXTURES as RECORDED
+from tests.recorded import body as recorded
 
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "nanocoder-1.25.2"
+FIXTURES = RECORDED / "nanocoder-1.25.2"
 OWN = ("string_replace", "search_file_contents", "lsp_get_diagnostics")
 OWN += ("git_status", "git_diff", "git_commit")
 
 
 def body(name: str) -> dict[str, Any]:
-    loaded: dict[str, Any] = json.loads((FIXTURES / f"{name}.json").read_text("utf-8"))
-    return loaded
+    return recorded(FIXTURES / f"{name}.json")
 
 
 def with_ask(ask: str) -> dict[str, Any]:

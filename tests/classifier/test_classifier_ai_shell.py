@@ -10,7 +10,6 @@ command. The bodies are its templates as it fills them (`tests/fixtures/ai-shell
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -21,13 +20,13 @@ from classifier.ai_shell import COMMAND, EXPLAIN, REVISION, TAIL
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
+from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ai-shell"
 BODIES = sorted(path.name for path in FIXTURES.glob("*.json"))
 
 
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+captured = loader(FIXTURES)
 
 
 def text_of(name: str) -> str:

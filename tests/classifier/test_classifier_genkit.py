@@ -7,7 +7,6 @@ its installed 1.42.0 sources (`@genkit-ai/ai` `src/model/middleware.ts`,
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +16,7 @@ from classifier import classify
 from classifier.asks import first_ask
 from classifier.request import view
 from router.translate.view import chat_view
+from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "genkit-1.42.0"
 ASK = "Solve 17*23 and explain briefly."
@@ -34,8 +34,7 @@ def genkits(schema: str) -> str:
 INSTRUCTIONS = genkits(SCHEMA)
 
 
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+captured = loader(FIXTURES)
 
 
 def chat(*messages: tuple[str, str]) -> dict[str, Any]:

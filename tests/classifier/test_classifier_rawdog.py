@@ -10,9 +10,7 @@ though each reply is a script. The bodies are rawdog's (`tests/fixtures/rawdog-a
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,13 +19,13 @@ from classifier.fixed import CODE_ANSWER_READING
 from classifier.rawdog import IDENTITY
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
+from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "rawdog-ai-0.1.6"
 BODIES = sorted(path.name for path in FIXTURES.glob("*.json"))
 
 
-def captured(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / name).read_text(encoding="utf-8")))
+captured = loader(FIXTURES)
 
 
 def test_the_fixtures_are_rawdogs() -> None:
