@@ -42,10 +42,12 @@ _CODEX_TOOLS = (
 # Cursor's; the Cline CLI's (npm `cline` 3.x, @cline/core's `DefaultToolNames` and team
 # tools); crush's (internal/config/config.go `allToolNames`); nanocoder's (npm
 # `@nanocollective/nanocoder` 1.25.2: of its 29, the ones no everyday app names, a source
-# edit, code search, LSP and git; "Now fix the bug in average() in calc.py" after a math
-# turn was math 0.41, on the cloud, with only its execute_bash known). Each was found missing in a
-# review: an agent's ask ("explain what sync_dir does") was read as reasoning and sent to
-# the cloud.
+# edit, code search and LSP; "Now fix the bug in average() in calc.py" after a math turn was
+# math 0.41, on the cloud, with only its execute_bash known. Not its git tools: git_status,
+# git_diff and git_commit are the git MCP server's too, which a chat app offers, and made
+# "What is the capital of Australia?" coding by `agent_session`, found in review). Each
+# was found missing in a review: an agent's ask ("explain what sync_dir does") was read as
+# reasoning and sent to the cloud.
 _OTHER_AGENTS_TOOLS = (
     "bash glob grep todowrite todoread webfetch websearch "
     "builtin_read_file builtin_edit_existing_file builtin_create_new_file "
@@ -66,7 +68,7 @@ _OTHER_AGENTS_TOOLS = (
     "team_attach_outcome_fragment team_review_outcome_fragment team_finalize_outcome "
     "team_list_outcomes "
     "sourcegraph multiedit agentic_fetch job_output job_kill lsp_diagnostics lsp_references "
-    "string_replace search_file_contents lsp_get_diagnostics git_status git_diff git_commit"
+    "string_replace search_file_contents lsp_get_diagnostics"
 )
 # Kimi CLI's (PyPI `kimi-cli` 1.51.0: each tool's `name` in `kimi_cli/tools`, the toolsets
 # in `kimi_cli/agents/default/*.yaml`): its main agent's, its `okabe` agent's SendDMail; its

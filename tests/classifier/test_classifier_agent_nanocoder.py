@@ -19,7 +19,11 @@ from tests.recorded import body as recorded
 
 FIXTURES = RECORDED / "nanocoder-1.25.2"
 OWN = ("string_replace", "search_file_contents", "lsp_get_diagnostics")
-OWN += ("git_status", "git_diff", "git_commit")
+# the git MCP server's tools (modelcontextprotocol/servers, src/git: `GitTools`), which nanocoder
+# offers by the same names, and a chat app may too
+GIT_SERVER = ("git_status", "git_diff_unstaged", "git_diff_staged", "git_diff", "git_commit")
+GIT_SERVER += ("git_add", "git_reset", "git_log", "git_create_branch", "git_checkout")
+GIT_SERVER += ("git_show", "git_branch")
 
 
 def body(name: str) -> dict[str, Any]:
@@ -55,3 +59,18 @@ def test_a_file_fix_after_a_math_turn_is_coding() -> None:
 )
 def test_its_asks_read_as_an_agents(ask: str, label: str) -> None:
     assert classify(with_ask(ask)).label == label
+
+
+def test_the_git_servers_tools_are_no_coding_agents() -> None:
+    """A chat app with the git MCP server attached: its unclear asks are read as asked, not
+    as a coding agent's (git_status, git_diff and git_commit counted as an agent's made
+    "What is the capital of Australia?" coding, found in review)."""
+    request = with_ask("What is the capital of Australia?")
+    request["messages"][0]["content"] = "You are a helpful assistant."
+    schema = {"type": "object", "properties": {}}
+    request["tools"] = [
+        {"type": "function", "function": {"name": name, "parameters": schema}}
+        for name in GIT_SERVER
+    ]
+    assert not view(request).agent_tools
+    assert classify(request).label == "reasoning"
