@@ -15,11 +15,11 @@ the slots, so a user who pastes its opening into a chat is read as written.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from classifier.message import one_text
+from classifier.templates import fills_any, opening_texts
 
 # The command template's opening, up to the user's shell (`getFullPrompt`)...
 COMMAND = (
@@ -40,28 +40,20 @@ EXPLAIN = (
     " the steps in a list format."
 )
 REVISION = "Update the following script based on what is asked in the following prompt."
-_NAME = r"[^\n]{1,64}"  # a shell's, an OS's or a language's name
-_OS_END = " operating system."
-_COMMAND = re.compile(
-    re.escape(COMMAND)
-    + _NAME
-    + re.escape(GENERATION)
-    + _NAME
-    + re.escape(_OS_END)
-    + r"\n\n(?:"
-    + re.escape(EXPLAIN)
-    + r")?\n\nThe prompt is: \s{0,64}\S"
-)
-_EXPLANATION = re.compile(
-    re.escape(EXPLAIN) + r" Please reply in " + _NAME + r"\n\nThe script: \s{0,64}\S"
-)
-_REVISION = re.compile(re.escape(REVISION) + r"\n\nThe script: \s{0,64}\S")
-_REVISION_END = re.compile(re.escape(GENERATION) + _NAME + re.escape(_OS_END) + r"\s{0,64}\Z")
+_OS_END = " operating system.\n\n"
+_PROMPT_IS = "\n\nThe prompt is: "
+_SCRIPT = "\n\nThe script: "
 _PROMPT = "\n\nThe prompt: "
-# The revision's end is looked for in the text's last characters, and its prompt's label
-# this far before it (the prompt the user typed)
-TAIL = len(GENERATION) + 64 + len(_OS_END) + 64
-WITHIN = 100_000
+# Each template's fixed texts around its slots (`classifier.templates.fixed_parts`): the
+# user's shell and OS, then their prompt; the language, then the script; the script, the
+# prompt, then the OS
+TEMPLATES = (
+    (COMMAND, GENERATION, _OS_END + _PROMPT_IS, ""),
+    (COMMAND, GENERATION, _OS_END + EXPLAIN + _PROMPT_IS, ""),
+    (EXPLAIN + " Please reply in ", _SCRIPT, ""),
+    (REVISION + _SCRIPT, _PROMPT, GENERATION, _OS_END.rstrip("\n")),
+)
+_HEADS = opening_texts(TEMPLATES)
 
 
 def asks_for_command(messages: Sequence[Any]) -> bool:
@@ -77,17 +69,20 @@ def asks_for_command(messages: Sequence[Any]) -> bool:
 
 
 def framed(text: str) -> bool:
-    """Whether `text` is one of ai-shell's templates with its slots filled: the command's or
-    the explanation's fixed texts up to the user's prompt or script, or the revision's
-    opening, its prompt's label and its fixed end. Read at the text's start and end only."""
-    if _COMMAND.match(text) or _EXPLANATION.match(text):
-        return True
-    opened = _REVISION.match(text)
-    if opened is None:
-        return False
-    tail_start = max(opened.end(), len(text) - TAIL)
-    end = _REVISION_END.search(text, tail_start)
-    if end is None:
-        return False
-    label = text.rfind(_PROMPT, max(opened.end(), end.start() - WITHIN), end.start())
-    return label >= 0 and label + len(_PROMPT) < end.start()
+    """Whether `text` is one of ai-shell's templates (`TEMPLATES`) filled, its user's slot
+    (the prompt, or the script explained) holding words: ai-shell sends none empty, and its
+    fixed texts alone are a paste of them."""
+    return fills_any(text, TEMPLATES, _HEADS) and _asked(text)
+
+
+def _asked(text: str) -> bool:
+    """Whether the user's slot of `text` (a filled template, `fills_any`) holds more than
+    white space: the text after its label, the prompt's or the script's, up to the
+    revision's fixed end, each placed first as `fills` places them."""
+    if text.startswith(REVISION):
+        at = text.find(_PROMPT, len(REVISION)) + len(_PROMPT)
+        end = text.find(GENERATION, at)
+    else:
+        label = _SCRIPT if text.startswith(EXPLAIN) else _PROMPT_IS
+        at, end = text.find(label) + len(label), len(text)
+    return not text[at:end].isspace() and at < end

@@ -16,13 +16,15 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.ai_shell import COMMAND, EXPLAIN, REVISION, TAIL
+from classifier.ai_shell import COMMAND, EXPLAIN, REVISION
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
 from classifier.rules import CODE_ANSWER, rule_intent
 from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ai-shell"
+# A script far longer than the template (twenty times the old reader's 337-character tail)
+LONG_SCRIPT = 6_740
 BODIES = sorted(path.name for path in FIXTURES.glob("*.json"))
 
 
@@ -113,10 +115,9 @@ def test_a_template_among_other_messages_is_read_as_written() -> None:
 
 
 def test_a_long_script_in_a_revision_still_counts() -> None:
-    """The revision's end is read in the text's last characters (`TAIL`), its prompt's
-    label before it: a long script in the slot does not move either."""
+    """The revision's fixed texts are found wherever a long script in the slot puts them."""
     text = text_of("rev-sort.json")
-    script = "echo " + "x" * (TAIL * 20)
+    script = "echo " + "x" * LONG_SCRIPT
     long = text.replace("du -ah . | sort -rh | head -n 10", script)
-    assert len(long) > TAIL * 20
+    assert len(long) > LONG_SCRIPT
     assert view(with_text("rev-sort.json", long)).fixed == CODE_ANSWER_READING
