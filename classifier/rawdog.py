@@ -19,12 +19,12 @@ import re
 from classifier.message import System
 
 # `script_prompt`'s first line, exactly: the whole line (a newline or the text's end after
-# it), after at most 64 white spaces
+# it), at the prompt's start (rawdog sends it so, its string opening with it)
 IDENTITY = (
     "You are a command-line coding assistant called Rawdog that generates and auto-executes"
     " Python scripts."
 )
-_IDENTITY = re.compile(r"\s{0,64}" + re.escape(IDENTITY) + r"(?:\n|\Z)")
+_IDENTITY = re.compile(re.escape(IDENTITY) + r"(?:\n|\Z)")
 
 
 def answers_in_code(system: System) -> bool:
