@@ -109,29 +109,31 @@ def _tools_prior(v: RequestView, p: list[float]) -> list[float]:
 
 def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
     """Rules first, then model `m`; the core of `classify` with the model passed in."""
-    return _decide(m, view(body))
+    return _decided(m, view(body))[0]
 
 
-def _decide(
+def _decided(
     m: IntentModel, v: RequestView, named: tuple[list[float], list[int]] | None = None
-) -> Intent:
-    """The intent of view `v`; `named`, when given, are the model's probabilities and the
-    known features' indices already computed on the named path (by `explain`), which are
-    identical to the fast path's."""
+) -> tuple[Intent, str | None]:
+    """The intent of view `v` and the rule that decided it (None when none did); `named`,
+    when given, are the model's probabilities and the known features' indices already
+    computed on the named path (by `explain`), which are identical to the fast path's. The
+    rule is handed back so `explain` names it without asking `session_intent` again: that
+    reads the latest ask alone, at most once a request."""
     ruled = rule_intent(v)
     if ruled:
-        return ruled[0]
+        return ruled
     if _blank(v.latest) and _blank(v.first):  # no user words: no task to read
-        return UNKNOWN  # a lone system prompt, weighted 0.15 and then normalised, would
+        return UNKNOWN, None  # a lone system prompt, weighted 0.15 and then normalised, would
         # decide alone by its length bucket ("You are helpful" read as tool_calling 0.73)
     p, idx = _read(m, v) if named is None else named
     if m.lexical.isdisjoint(idx):  # only shape cues: "?" or "asdf" is no evidence of any
-        return UNKNOWN  # intent, however sure the normalised lone cue made the model
+        return UNKNOWN, None  # intent, however sure the normalised lone cue made the model
     session = session_intent(v, p, partial(_reading, m))  # an agent's: coding, unless clearly not
     if session:
-        return session[0]
+        return session
     best = max(range(len(p)), key=p.__getitem__)
-    return Intent(INTENTS[best], round(p[best], 4), "model")
+    return Intent(INTENTS[best], round(p[best], 4), "model"), None
 
 
 def _read(m: IntentModel, v: RequestView) -> tuple[list[float], list[int]]:
@@ -224,14 +226,11 @@ def _no_model_view() -> dict[str, Any]:
 
 def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
     v, latest_cut, first_cut = view_cut(body)
-    ruled = rule_intent(v)
     m = model()
     verdict = m.detector.read(v.latest)  # read once: features, intent and the sentence shown
     feats = request_features(m, v, verdict)
     p, idx, vals, names = probabilities(m, v, feats)
-    intent = _decide(m, v, (p, idx))
-    if not ruled and intent.source == "rule":  # decided after the model read it
-        ruled = session_intent(v, p, partial(_reading, m))
+    intent, rule = _decided(m, v, (p, idx))
     order = sorted(range(len(p)), key=lambda i: -p[i])
     shown = {
         "top_intents": [{"intent": INTENTS[i], "probability": round(p[i], 4)} for i in order[:3]],
@@ -246,7 +245,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
         "intent": intent.label,
         "confidence": intent.confidence,
         "source": intent.source,
-        "rule": ruled[1] if ruled else _nothing_asked(v, intent),
+        "rule": rule if rule is not None else _nothing_asked(v, intent),
         **(_no_model_view() if intent.source == UNKNOWN.source else shown),
         "constraint": {
             "probability": round(verdict.probability, 4) if verdict else 0.0,

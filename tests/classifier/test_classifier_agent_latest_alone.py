@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain, rules
+from classifier import classify, decision, explain, rules
 from classifier.intent import INTENTS
 from classifier.request import RequestView, view
 from tests.agent_shapes import aider_body, opencode_body
@@ -77,6 +77,27 @@ def test_arithmetic_in_aider_stays_coding(name: str) -> None:
     intent, shown = classify(recorded(name)), explain(recorded(name))
     assert (intent.label, intent.source) == ("coding", "rule")
     assert "other work than coding read" in shown["rule"]
+
+
+def test_explain_reads_the_latest_ask_alone_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """`explain` names the rule `classify`'s decision applied, not asking `session_intent`
+    again: the ask alone is read once a request, as `classify` reads it (its request read
+    first), where it was read twice."""
+    body = recorded("math-after-fix.json")
+    read = decision._read
+    seen: list[RequestView] = []
+
+    def counted(m: Any, v: RequestView) -> tuple[list[float], list[int]]:
+        seen.append(v)
+        return read(m, v)
+
+    monkeypatch.setattr(decision, "_read", counted)
+    shown = explain(body)
+    assert shown["source"] == "rule" and "other work than coding read" in shown["rule"]
+    assert [v.first for v in seen] == [""]  # the ask alone, once
+    seen.clear()
+    assert classify(body).source == "rule"
+    assert [v.first for v in seen] == [FIX, ""]  # the request, then the ask alone
 
 
 def _p(**probabilities: float) -> list[float]:
