@@ -18,8 +18,8 @@ there (found in a live review of JS frameworks).
 So they are passed over (`passed_over`), as instructor's retry is (`classifier.instructor`):
 the ask before them is read. Told by the whole message: `OPENING`, a JSON object on one line
 (`JSON.stringify` escapes every newline), `CLOSING`, of `_SCHEMA` characters at most; right
-after a user message (the ask's, whose last text part they were), after the request's first
-user message, which is not them (`classifier.message.after_first_user`). The same words with
+after a user message (the ask's, whose last text part they were), so never the request's
+first user message. The same words with
 any of the user's in the message, a custom `instructionsRenderer`'s text, or the instructions
 as one part of a message beside an image are read as written. Genkit's request carries
 nothing else of its own (no system prompt, no response format) to tell it by; these exact
@@ -34,7 +34,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import after_first_user, one_text
+from classifier.message import one_text
 
 OPENING = "Output should be in JSON format and conform to the following schema:\n\n```\n"
 CLOSING = "\n```\n"
@@ -45,13 +45,11 @@ _SCHEMA = 1 << 17
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
     """Whether the user message `messages[index]` is Genkit's instructions (`instructions`),
-    right after a user message, after the request's first user message, which is not them."""
+    right after a user message: the ask, read in their place."""
     if index < 1 or not instructions(messages[index]):
         return False
     before = messages[index - 1]
-    if not (isinstance(before, dict) and before.get("role") == "user"):
-        return False
-    return after_first_user(messages, index, instructions)
+    return isinstance(before, dict) and before.get("role") == "user"
 
 
 def instructions(message: object) -> bool:
