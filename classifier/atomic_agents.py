@@ -63,12 +63,9 @@ GENIUS_OPENING = re.compile(r"\n\s*As a genius expert, ")
 # How far into a system prompt its output lines are looked for: past the user's background,
 # steps and instructions; past it, read as sent
 WITHIN = 65_536
-# A turn's text longer than this is read as sent, not parsed
+# A turn's text longer than this is read as sent, not parsed: it bounds the walk of its
+# values too (`_strings`)
 PACKED_CHARS = 65_536
-# Of one field's JSON, how many values are visited and how many strings kept: a field is a
-# string or a few, a list of them at most
-VISITS = 1024
-SCAN_VALUES = 64
 
 
 def framed(system: System) -> bool:
@@ -160,13 +157,11 @@ def _values(text: str) -> list[str] | None:
 
 def _strings(value: object) -> list[str]:
     """The strings of a parsed JSON value with words, in order (a list's, an object's values,
-    not its keys), at most `SCAN_VALUES` of them within `VISITS` values visited."""
+    not its keys): all of them, their number bounded by the text's (`PACKED_CHARS`)."""
     found: list[str] = []
     stack = [value]
-    visits = 0
-    while stack and visits < VISITS and len(found) < SCAN_VALUES:
+    while stack:
         item = stack.pop()
-        visits += 1
         if isinstance(item, str):
             if item.strip():
                 found.append(item)
