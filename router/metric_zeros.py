@@ -102,7 +102,7 @@ from router.record import Api, Outcome, Record
 from router.shadow_sampling import choose, rate_for
 from router.target import intents_on
 from router.vllm_fields import SKIP as VLLM_FIELDS
-from router.vllm_fields import honours
+from router.vllm_fields import is_vllm
 
 if TYPE_CHECKING:
     from router.config import Backend as BackendSettings
@@ -187,7 +187,7 @@ def skip_reasons(backend: BackendSettings) -> list[str]:
     local, nor for vLLM's own fields when it honours them (`router.vllm_fields`), nor for
     `n` in a stream when litellm is not between (only its streams are)."""
     never = {"private"} if backend.tier == "local" else set()
-    if honours(backend):
+    if is_vllm(backend):
         never.add(VLLM_FIELDS)
     if backend.kind != "litellm":
         never.add("choices_unsupported")

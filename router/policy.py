@@ -20,7 +20,7 @@ from router.failed_requests import FAILED_HERE, Fingerprint
 from router.record import Api, Attempt
 from router.target import Target, route_for
 from router.translate.pairing import can_serve, native
-from router.vllm_fields import honours
+from router.vllm_fields import is_vllm
 
 # The longest wait every SDK sleeps through on its own (`router.api.errors.SDK_WAIT_S`: a
 # 503 says `x-should-retry: true` below it): one this short is worth telling even beside a
@@ -235,7 +235,7 @@ def _unfit(
         return "response_elsewhere"
     if demand.private and backend.tier != "local":
         return "private"
-    if demand.vllm_field and not honours(backend):  # a cloud answer was unconstrained
+    if demand.vllm_field and not is_vllm(backend):  # a cloud answer was unconstrained
         return "vllm_fields"  # `router.vllm_fields.SKIP`
     if not can_serve(demand.api, backend):
         return "api_unsupported"

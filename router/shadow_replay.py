@@ -61,7 +61,8 @@ from router.shadow_row import Job, Judged, Pricing, call_cost, comparison_row
 from router.shadow_sampling import held_away, judge_for
 from router.span_attributes import finish_attributes, usage_attributes
 from router.tracing import NO_SPAN, Tracing
-from router.translate.exchange import continues_prefill, keeps_cache, to_chat
+from router.translate.exchange import keeps_cache, to_chat
+from router.vllm_fields import is_vllm
 
 log = logging.getLogger("smf_router.shadow")  # the shadow's one logger, as before the split
 
@@ -131,7 +132,7 @@ class Replayer:
         if job.api != "chat":
             try:
                 settings = backend.settings  # what it takes, as `exchange.send` reads it
-                cache, prefill = keeps_cache(settings), continues_prefill(settings)
+                cache, prefill = keeps_cache(settings), is_vllm(settings)
                 body = to_chat(job.api, body, False, job.target, cache, prefill)
             except Rejected:  # e.g. `previous_response_id`: state only a Responses server has
                 self._drop("untranslatable")

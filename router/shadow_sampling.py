@@ -35,7 +35,7 @@ from router.backend_state import BackendState
 from router.config import Config
 from router.record import Record, ShadowDropReason
 from router.translate.pairing import native
-from router.vllm_fields import honours
+from router.vllm_fields import is_vllm
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +101,7 @@ def refused(record: Record, target: str, config: Config) -> ShadowDropReason | N
     settings = config.backend(target)
     if settings.tier != "local" and record.private:
         return "private"
-    if record.vllm_field and not honours(settings):  # answered unconstrained, or refused
+    if record.vllm_field and not is_vllm(settings):  # answered unconstrained, or refused
         return "vllm_fields"
     if settings.tier != "local" and not config.shadow.allow_cloud_targets:
         return "not_allowed"

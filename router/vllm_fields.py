@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evals.urls import openai_hosted
 from router.config_backend import Backend as BackendSettings
 from router.record import Api
 
@@ -58,11 +59,19 @@ def vllm_field(api: Api, body: Mapping[str, Any]) -> str | None:
     return None
 
 
-def honours(backend: BackendSettings) -> bool:
-    """Whether `backend` passes vLLM's own constraints to a server that holds its answer to
-    them: a local backend (vLLM, DESIGN.md) not called through litellm, which drops every
-    field OpenAI's chat request has not."""
-    return backend.tier == "local" and backend.kind != "litellm"
+def is_vllm(backend: BackendSettings) -> bool:
+    """Whether the router takes `backend` for vLLM (DESIGN.md: the local tier is vLLM), the
+    one answer for every vLLM-only thing a request may carry: its output constraints (the
+    plan keeps them to such a backend), its sampling and template extras
+    (`router.backends.vllm_own` leaves them out elsewhere) and a Messages prefill's
+    `continue_final_message` (`router.translate.exchange`). A `kind: openai` backend on the
+    local tier, unless it is OpenAI's own API, which refuses an argument it does not know;
+    litellm hands on only the fields of OpenAI's chat request. Three copies of this
+    disagreed for a local backend at `https://api.openai.com/v1`: it kept
+    `structured_outputs` (refused there) and dropped `top_k` (found in review)."""
+    return (
+        backend.kind == "openai" and backend.tier == "local" and not openai_hosted(backend.base_url)
+    )
 
 
 def named(field: str) -> str:

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from evals.urls import openai_hosted
 from router.config import Backend as BackendSettings
 from router.record import Api
+from router.vllm_fields import is_vllm
 
 # vLLM's chat request fields that OpenAI's has not (`ChatCompletionRequest`)
 _SAMPLING = frozenset(
@@ -62,20 +62,10 @@ VLLM_OWN = _SAMPLING | _EXTRA | _GUIDED
 _APIS: frozenset[Api] = frozenset({"chat", "completions", "responses"})
 
 
-def takes_vllm_fields(settings: BackendSettings) -> bool:
-    """Whether the router takes `settings` for vLLM: a `kind: openai` backend on the local
-    tier that is not OpenAI's own API (as for a prefill, `router.translate.exchange`)."""
-    return (
-        settings.kind == "openai"
-        and settings.tier == "local"
-        and not openai_hosted(settings.base_url)
-    )
-
-
 def left_out(settings: BackendSettings, body: dict[str, Any], api: Api) -> list[str]:
     """The fields of `body` that do not go to `settings`'s backend: vLLM's own, unless it
     is taken for vLLM or its `extra_body` names them."""
-    if api not in _APIS or takes_vllm_fields(settings):
+    if api not in _APIS or is_vllm(settings):
         return []
     own = VLLM_OWN if api == "completions" else VLLM_OWN | {"echo"}
     return [name for name in body if name in own and name not in settings.extra_body]

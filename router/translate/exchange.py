@@ -47,6 +47,7 @@ from router.translate.pairing import anthropic_own, native
 from router.translate.tool_ids import ToolIds
 from router.translate.wire import finish_reasons
 from router.upstream_errors import in_band
+from router.vllm_fields import is_vllm
 
 log = logging.getLogger("smf_router")
 
@@ -103,7 +104,7 @@ async def send(
     name = backend.settings.name
     with building(name):
         settings = backend.settings
-        chat = to_chat(api, body, stream, name, keeps_cache(settings), continues_prefill(settings))
+        chat = to_chat(api, body, stream, name, keeps_cache(settings), is_vllm(settings))
     plain = {k: v for k, v in headers.items() if not k.startswith("anthropic-")}
     reply = await backend.send("chat", chat, plain, stream)
     if not stream:
@@ -175,19 +176,6 @@ def keeps_cache(settings: BackendSettings) -> bool:
     return provider_of(settings) == "anthropic"
 
 
-def continues_prefill(settings: BackendSettings) -> bool:
-    """Whether a chat backend is asked to continue a Messages prefill (vLLM's
-    `continue_final_message`, `router.translate.prefill`): a `kind: openai` backend on the
-    local tier, which the router takes for vLLM (as its `/metrics` and a span's provider
-    do), unless it is OpenAI's own API. OpenAI's chat API has no prefill and refuses an
-    argument it does not know, and so may the provider behind a litellm backend."""
-    return (
-        settings.kind == "openai"
-        and settings.tier == "local"
-        and not openai_hosted(settings.base_url)
-    )
-
-
 def to_chat(
     api: Api,
     body: dict[str, Any],
@@ -198,7 +186,7 @@ def to_chat(
 ) -> dict[str, Any]:
     """The chat body for a Messages or Responses one, for backend `name`; a Messages body
     with more stop sequences than chat's `stop` holds is refused (`stop_limit`). `cache`
-    and `prefill` say what the backend takes (`keeps_cache`, `continues_prefill`); a
+    and `prefill` say what the backend takes (`keeps_cache`, `router.vllm_fields.is_vllm`); a
     Responses input has no prefill (`router.translate.prefill`)."""
     if api == "messages":
         _check_stops(body, name)

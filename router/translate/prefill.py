@@ -7,7 +7,7 @@ opens a new turn, so the prefill was sent and ignored, and the client asked for 
 whole new reply (found in review). vLLM continues the last message when asked
 (`CONTINUE`), and answers the new text alone (without `echo`): nothing to strip. OpenAI's
 chat API has no prefill and refuses an argument it does not know, so no other backend gets
-the fields (`router.translate.exchange.continues_prefill`); there the prefill ends the chat
+the fields (`router.vllm_fields.is_vllm`); there the prefill ends the chat
 messages as sent, and the model writes a new turn after it.
 
 A Responses input that ends with an assistant message is not a prefill: neither OpenAI's

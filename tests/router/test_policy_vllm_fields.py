@@ -8,8 +8,10 @@ from __future__ import annotations
 from dataclasses import replace
 
 from classifier.intent import INTENTS, Intent
+from router.backends.vllm_own import left_out
 from router.config import parse
 from router.errors import BadRequest, BadRequestTooLong
+from router.metric_zeros import skip_reasons
 from router.policy import BackendState, Demand, detoured, plan
 from router.record import Attempt
 from router.refusals import nothing_tried
@@ -79,3 +81,31 @@ def test_a_prompt_too_long_for_the_local_window_says_why_the_cloud_was_out() -> 
         "(a private request may use the local tier only; response_format of type "
         "structural_tag, vLLM's own, is honoured only by a local backend not through litellm)"
     ) in private.message
+
+
+def test_a_local_backend_at_openais_api_is_not_vllm_for_any_of_its_fields() -> None:
+    """One answer to "is this backend vLLM?" for the constraint (the plan), the sampling
+    extras (`left_out`) and the metric series a skip may count: a local backend at
+    `https://api.openai.com/v1` kept `structured_outputs`, which OpenAI refuses, while its
+    `top_k` was dropped as OpenAI's own API (found in review)."""
+    openai_local = parse(
+        {
+            "backends": [
+                {
+                    "name": "oa",
+                    "tier": "local",
+                    "base_url": "https://api.openai.com/v1",
+                    "model": "g",
+                },
+                {"name": "local", "tier": "local", "base_url": "http://l/v1", "model": "m"},
+            ],
+            "routes": {i: ["oa", "local"] for i in INTENTS},
+        }
+    )
+    the_plan = plan(MATH, AUTO, CONSTRAINED, {}, openai_local)
+    assert the_plan.backends == ("local",)
+    assert [(s.backend, s.reason) for s in the_plan.skipped] == [("oa", "vllm_fields")]
+    oa, local = openai_local.backend("oa"), openai_local.backend("local")
+    assert left_out(oa, {"top_k": 5, "temperature": 0}, "chat") == ["top_k"]
+    assert left_out(local, {"top_k": 5}, "chat") == []
+    assert "vllm_fields" in skip_reasons(oa) and "vllm_fields" not in skip_reasons(local)
