@@ -41,7 +41,7 @@ class BackendState:
     # Likewise, of the wait its last long 503 (or 529) asked for: an overloaded backend
     overloaded_for_s: float | None = None
     # The fingerprints of the requests it failed, while its half-open trial is a live
-    # request's to take (`Health.failed_here`): routing sends their retries to another
+    # request's to take (`Resilience.states`): routing sends their retries to another
     # backend when it can, the trial left to another request (`router.failed_requests`)
     failed_requests: frozenset[str] = frozenset()
 

@@ -256,16 +256,6 @@ class Health:
             return
         self._log_recovered(backend, self.clock())
 
-    def failed_here(self, backend: str) -> frozenset[str]:
-        """The fingerprints of the requests `backend` failed since it last served one, while
-        its half-open trial is a live request's to take: their retries go to another backend
-        of their plan if there is one, the trial left to another request
-        (`router.failed_requests`). None otherwise: a closed circuit is tried by whatever
-        comes, as before."""
-        if self.circuit(backend) != "half_open":
-            return frozenset()
-        return self.failed_requests.of(backend)
-
     def outage_over(self, backend: str) -> bool:
         """No outage open, or one a probe has ended: at its pass where no live request failed
         (an idle router whose backend restarted, which read down for `STILL_DOWN_LOG_S` while

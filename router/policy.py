@@ -180,19 +180,19 @@ def _not_again(
     states: Mapping[str, BackendState],
 ) -> tuple[list[Step], list[Step], list[Step]]:
     """The steps, the overflow and the skipped, with each backend whose half-open trial is
-    due and that failed this very request before skipped (`FAILED_HERE`), while another
-    backend is left to try: its trial is left to another request (`router.failed_requests`).
-    With none left, the plan stays as it was. The request's fingerprint is worked out only
-    when some backend of the plan remembers failed requests (its trial due): most plans
-    never hash their body."""
+    due and that failed this very request before skipped (`FAILED_HERE`: its state's
+    `failed_requests`, which `Resilience.states` fills for a half-open circuit only), while
+    another backend is left to try: its trial is left to another request
+    (`router.failed_requests`). With none left, the plan stays as it was. The request's
+    fingerprint is worked out only when some backend of the plan remembers failed requests
+    (its trial due): most plans never hash their body."""
     print_ = demand.fingerprint
+    if print_ is None:
+        return steps, overflow, skipped
     due = [
-        s.backend
-        for s in steps + overflow
-        if (state := states.get(s.backend, BackendState())).circuit == "half_open"
-        and state.failed_requests
+        s.backend for s in steps + overflow if states.get(s.backend, BackendState()).failed_requests
     ]
-    if print_ is None or not due:
+    if not due:
         return steps, overflow, skipped
     failed = {name for name in due if print_() in states[name].failed_requests}
     if not failed or all(s.backend in failed for s in steps + overflow):

@@ -126,7 +126,11 @@ class Resilience:
                 gate_retry_in_s=self._reopen_in(name, below) if gated else None,
                 rate_limited_for_s=self.health.limited_for(name),
                 overloaded_for_s=self.health.limited_for(name, "overloaded"),
-                failed_requests=self.health.failed_here(name),
+                # a half-open circuit's trial alone is left to another request than the
+                # retry of one it failed (`router.failed_requests`); closed, it takes any
+                failed_requests=(
+                    self.health.failed_requests.of(name) if circuit == "half_open" else frozenset()
+                ),
             )
         return out
 

@@ -179,3 +179,25 @@ def test_a_live_trial_is_left_to_another_request() -> None:
     source.health.attempt_started("cloud", "cloud")  # the other request takes the trial
     source.health.attempt_finished("cloud", "cloud", "ok", None)  # and cloud serves it
     assert planned(source, "essay").backends == ("cloud", "local")  # the cut is history
+
+
+def test_a_closed_or_open_circuits_remembered_requests_skip_nothing() -> None:
+    """A closed circuit is not concerned (docs/resilience.md): one failure is no reason to
+    send the retry elsewhere, and a client sending the same body again and again stayed on
+    the fallback. An open circuit is skipped as open, not for the request."""
+    clock = [0.0]
+    source = resilience(clock)
+    source.health.failed("cloud", "cut")  # one failure: the circuit stays closed
+    tried = [Attempt("cloud", "cloud", "error", "cut")]
+    source.record_finished(Record("r", 0.0, attempts=tried, fingerprint=Fingerprint.known("e")))
+    assert source.health.failed_requests.of("cloud") == {"e"}  # remembered
+    assert source.states()["cloud"].circuit == "closed"
+    assert source.states()["cloud"].failed_requests == frozenset()
+    closed = planned(source, "e")
+    assert closed.backends == ("cloud", "local") and closed.skipped == ()
+    for _ in range(2):  # the circuit opens
+        source.health.failed("cloud", "cut")
+    assert source.states()["cloud"].circuit == "open"
+    assert source.states()["cloud"].failed_requests == frozenset()
+    opened = planned(source, "e")
+    assert [(s.backend, s.reason) for s in opened.skipped] == [("cloud", "circuit_open")]
