@@ -26,6 +26,7 @@ from classifier.intent import Intent
 from router import failed_requests
 from router.config import parse
 from router.failed_requests import FAILED_HERE, Fingerprint
+from router.health import FAILURE_KINDS
 from router.policy import Demand, Plan, plan
 from router.record import Attempt, Record
 from router.resilience import Resilience
@@ -201,3 +202,18 @@ def test_a_closed_or_open_circuits_remembered_requests_skip_nothing() -> None:
     assert source.states()["cloud"].failed_requests == frozenset()
     opened = planned(source, "e")
     assert [(s.backend, s.reason) for s in opened.skipped] == [("cloud", "circuit_open")]
+
+
+def test_a_429_or_a_hang_up_is_not_remembered_and_the_oldest_is_forgotten() -> None:
+    """Remembered are the failures the breaker counts (`FAILURE_KINDS`): a 429 says wait,
+    not broken, and a client's hang-up is the client's. A few per backend, the latest."""
+    memory = failed_requests.FailedRequests()
+    for kind, name in (("rate_limited", "a"), ("cancelled", "b"), ("cut", "c")):
+        tried = [Attempt("cloud", "cloud", "error", kind)]  # type: ignore[arg-type]
+        record = Record("r", 0.0, attempts=tried, fingerprint=Fingerprint.known(name))
+        memory.remember(record, FAILURE_KINDS, lambda _: True)
+    assert memory.of("cloud") == {"c"}
+    kept = failed_requests.FailedRequests(kept=2)
+    for name in ("first", "second", "third"):
+        kept.failed("cloud", name)
+    assert kept.of("cloud") == {"second", "third"}
