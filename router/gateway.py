@@ -133,8 +133,7 @@ class Gateway:
             conversation = (continued.conversation if continued else "") or conversation_key(
                 view, headers, caller.name, self.conversation_secret, server_thread(api, body)
             )
-            demand = self._demand(api, body, target, private, conversation, home)
-            demand = replace(demand, fingerprint=print_)
+            demand = self._demand(api, body, target, private, conversation, home, print_)
             the_plan = self._plan(intent, target, demand)
             call = self._call(api, body, caller, headers, view, the_plan, demand, conversation)
             call.record.fingerprint = print_
@@ -195,8 +194,10 @@ class Gateway:
         private: bool,
         conversation: str,
         home: str | None,
+        print_: Fingerprint,
     ) -> Demand:
-        """What the request asks of a backend, for `plan` to weigh."""
+        """What the request asks of a backend, for `plan` to weigh; `print_` the client's
+        body's fingerprint, worked out only if the plan meets a failure it remembers."""
         choices_asked = size.several_choices(api, body)
         return Demand(
             api=api,
@@ -211,6 +212,7 @@ class Gateway:
             server_state=responses_request.server_state(body) if api == "responses" else None,
             choices_asked=choices_asked,
             vllm_field=vllm_field(api, body),
+            fingerprint=print_,
         )
 
     def explain(
