@@ -58,6 +58,8 @@ _GUIDED = frozenset(
     }
 )
 VLLM_OWN = _SAMPLING | _EXTRA | _GUIDED
+# On chat and Responses `echo` is vLLM's too (on completions it is OpenAI's own)
+_WITH_ECHO = VLLM_OWN | {"echo"}
 # The APIs whose bodies may carry them: on Messages `top_k` is Anthropic's
 _APIS: frozenset[Api] = frozenset({"chat", "completions", "responses"})
 
@@ -67,5 +69,5 @@ def left_out(settings: BackendSettings, body: dict[str, Any], api: Api) -> list[
     is taken for vLLM or its `extra_body` names them."""
     if api not in _APIS or is_vllm(settings):
         return []
-    own = VLLM_OWN if api == "completions" else VLLM_OWN | {"echo"}
+    own = VLLM_OWN if api == "completions" else _WITH_ECHO
     return [name for name in body if name in own and name not in settings.extra_body]
