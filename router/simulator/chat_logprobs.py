@@ -34,7 +34,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from router.simulator.completion_logprobs import bounded
 from router.simulator.errors import Flavor
@@ -133,9 +133,10 @@ def listed(meta: Meta, ask: Ask, choice: Choice) -> Listed:
         shown = tuple(choice.pieces())
         written = choice.written[: len(choice.head)]
         pieces = written + shown[len(written) :]
-    # the question first: its numbers follow from it; it is no token of the answer
-    steps = numbers(meta.model, (ask.prompt.user, *pieces), 1, count)[1:]
-    return Listed(pieces, tuple(s for s in steps if s is not None), count, cloud)
+    # the question first: its numbers follow from it; it is no token of the answer. Only the
+    # first token has no numbers (nothing comes before it): the rest all have some
+    steps = cast(list[Step], numbers(meta.model, (ask.prompt.user, *pieces), 1, count)[1:])
+    return Listed(pieces, tuple(steps), count, cloud)
 
 
 def whole(meta: Meta, ask: Ask, choice: Choice) -> dict[str, Any] | None:
