@@ -84,6 +84,12 @@ def stack(
         yield running
 
 
+def last_request(server: Running) -> dict[str, Any]:
+    """The body a simulator last received: what the router sent it."""
+    body: dict[str, Any] = server.stats()["last_request"]
+    return body
+
+
 def anthropic_client(server: Running) -> anthropic.Anthropic:
     """The official `anthropic` SDK on `server` (its root: the SDK adds /v1), without
     retries: a test sees each answer as it was sent."""

@@ -19,7 +19,7 @@ import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
-from tests.agent_apis.agent_stack import openai_client, stack
+from tests.agent_apis.agent_stack import last_request, openai_client, stack
 from tests.harness import Running, RunningRouter
 
 ASK: Any = [{"role": "user", "content": "Summarize our conversation so far."}]
@@ -31,11 +31,6 @@ NO_TOOLS: list[dict[str, Any]] = [
     {"tool_choice": "none", "parallel_tool_calls": False},
     {"tool_choice": None, "parallel_tool_calls": True},
 ]
-
-
-def sent(server: Running) -> dict[str, Any]:
-    body: dict[str, Any] = server.stats()["last_request"]
-    return body
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -54,7 +49,7 @@ def test_an_empty_tools_list_reaches_vllm_as_no_tools(
         with client.chat.completions.with_streaming_response.create(**kwargs, stream=True) as raw:
             assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
     assert raw.headers["x-smf-backend"] == "local"
-    body = sent(servers["local"])
+    body = last_request(servers["local"])
     assert not WITH_TOOLS_ONLY & set(body), body
     assert body["messages"] == ASK
 
@@ -70,7 +65,10 @@ def test_a_forced_call_with_no_tools_is_refused_by_the_backend_as_sent(
             model="local", messages=ASK, tools=[], tool_choice=choice
         )
     assert "`tools` must not be an empty array" in str(refused.value)
-    assert (sent(servers["local"])["tools"], sent(servers["local"])["tool_choice"]) == ([], choice)
+    assert (
+        last_request(servers["local"])["tools"],
+        last_request(servers["local"])["tool_choice"],
+    ) == ([], choice)
 
 
 def test_a_fallback_attempt_gets_no_empty_list_either(
@@ -87,7 +85,7 @@ def test_a_fallback_attempt_gets_no_empty_list_either(
     finally:
         servers["cloud"].control("faults", {"fault": None})
     assert (raw.headers["x-smf-backend"], raw.headers["x-smf-attempts"]) == ("local", "2")
-    assert not WITH_TOOLS_ONLY & set(sent(servers["local"]))
+    assert not WITH_TOOLS_ONLY & set(last_request(servers["local"]))
 
 
 @pytest.mark.parametrize("base_url", ["https://api.openai.com/v1", "http://spark:8888/v1"])

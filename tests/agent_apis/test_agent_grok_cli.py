@@ -20,7 +20,7 @@ import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
-from tests.agent_apis.agent_stack import openai_client, stack
+from tests.agent_apis.agent_stack import last_request, openai_client, stack
 from tests.harness import Running
 
 ASK: Any = [{"role": "user", "content": "Fix the typo in README.md"}]
@@ -35,11 +35,6 @@ TOOL: Any = {
 # What grok-cli sends beside the conversation, as recorded
 GROK: dict[str, Any] = {"tools": [TOOL], "tool_choice": "auto", "temperature": 0.7}
 OFF = {"mode": "off"}
-
-
-def sent(server: Running) -> dict[str, Any]:
-    body: dict[str, Any] = server.stats()["last_request"]
-    return body
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -67,7 +62,7 @@ def test_search_off_reaches_no_backend(
             ) as raw:
                 assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
     assert raw.headers["x-smf-backend"] == first
-    body = sent(servers[first])
+    body = last_request(servers[first])
     assert "search_parameters" not in body, body
     assert (body["messages"], body["tools"], body["tool_choice"]) == (ASK, [TOOL], "auto")
 
@@ -84,7 +79,7 @@ def test_a_search_asked_for_goes_as_sent(servers: dict[str, Running], tmp_path: 
         openai_client(proxy).chat.completions.create(
             model="auto", messages=ASK, max_tokens=16, extra_body={"search_parameters": search}
         )
-    assert sent(servers["cloud"])["search_parameters"] == search
+    assert last_request(servers["cloud"])["search_parameters"] == search
     message = "Unrecognized request argument supplied: search_parameters"
     error = {"message": message, "type": "invalid_request_error", "param": None, "code": None}
     assert refused.value.response.json() == {"error": error}

@@ -21,7 +21,7 @@ from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.backends.vllm_own import VLLM_OWN
 from router.config import Backend
 from router.record import Api
-from tests.agent_apis.agent_stack import openai_client, stack
+from tests.agent_apis.agent_stack import last_request, openai_client, stack
 from tests.harness import Running
 
 ASK: Any = [{"role": "user", "content": "Write a haiku about the sea"}]
@@ -33,11 +33,6 @@ EXTRAS: dict[str, Any] = {
     "chat_template_kwargs": {"enable_thinking": False},
     "skip_special_tokens": False,
 }
-
-
-def sent(server: Running) -> dict[str, Any]:
-    body: dict[str, Any] = server.stats()["last_request"]
-    return body
 
 
 @pytest.mark.parametrize("stream", [False, True])
@@ -65,7 +60,7 @@ def test_vllms_fields_reach_vllm_alone(
             ) as raw:
                 assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
     assert raw.headers["x-smf-backend"] == first
-    body = sent(servers[first])
+    body = last_request(servers[first])
     assert (body["messages"], body["temperature"]) == (ASK, 0.7)
     if first == "local":
         assert {k: body[k] for k in EXTRAS} == EXTRAS
@@ -84,7 +79,7 @@ def test_a_responses_request_with_them_is_served_by_the_cloud(
         )
         assert raw.parse().status == "completed"
     assert raw.headers["x-smf-backend"] == "cloud"
-    assert not {"top_k", "min_p"} & set(sent(servers["cloud"]))
+    assert not {"top_k", "min_p"} & set(last_request(servers["cloud"]))
 
 
 def test_a_field_outside_vllms_still_reaches_the_cloud(
