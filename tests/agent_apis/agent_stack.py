@@ -42,6 +42,16 @@ WEATHER_TOOLS: Any = [
     }
 ]
 WEATHER_ASK: Any = [{"role": "user", "content": "What's the weather in Paris?"}]
+# The same tool in the chat API's shape (`tools` of a chat request)
+CHAT_WEATHER_TOOLS: Any = [
+    {
+        "type": "function",
+        "function": {
+            "name": "get_weather",
+            "parameters": WEATHER_TOOLS[0]["input_schema"],
+        },
+    }
+]
 
 
 def stack_config(servers: dict[str, Running], tmp: Path, route: list[str]) -> Config:

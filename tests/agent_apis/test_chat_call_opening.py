@@ -14,22 +14,15 @@ import orjson
 import pytest
 
 from router.relay import Tally
-from tests.agent_apis.agent_stack import anthropic_client, openai_client, stack_config
+from tests.agent_apis.agent_stack import (
+    CHAT_WEATHER_TOOLS,
+    anthropic_client,
+    openai_client,
+    stack_config,
+)
 from tests.harness import router, simulator
 
-TOOLS: Any = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS: Any = CHAT_WEATHER_TOOLS
 FORCED: Any = {"type": "function", "function": {"name": "get_weather"}}
 MESSAGES: Any = [{"role": "user", "content": "What's the weather in Paris?"}]
 

@@ -11,21 +11,10 @@ from typing import Any
 import openai
 import pytest
 
+from tests.agent_apis.agent_stack import CHAT_WEATHER_TOOLS
 from tests.harness import Running
 
-TOOLS: Any = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS: Any = CHAT_WEATHER_TOOLS
 WEATHER: Any = [{"role": "user", "content": "What's the weather in Paris?"}]
 SAID = "Paris is sunny today, and London is grey."
 HELLO: Any = [{"role": "user", "content": "Hello there"}]

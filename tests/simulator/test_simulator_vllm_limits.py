@@ -21,21 +21,10 @@ import httpx
 import pytest
 
 from router.simulator import SimThread
+from tests.agent_apis.agent_stack import CHAT_WEATHER_TOOLS
 
 HTTP = httpx.Client(trust_env=False, timeout=30)
-TOOLS = [
-    {
-        "type": "function",
-        "function": {
-            "name": "get_weather",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-        },
-    }
-]
+TOOLS: Any = CHAT_WEATHER_TOOLS
 WEATHER = [{"role": "user", "content": "What's the weather in Paris?"}]
 NAMED = {"type": "function", "function": {"name": "get_weather"}}
 SAID = "Paris is sunny today, and London is grey. The end of it."
