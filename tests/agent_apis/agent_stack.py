@@ -94,6 +94,31 @@ def stack(
         yield running
 
 
+def relayed_and_direct(
+    tmp: Path, profile: str, messages: Any, tools: Any, **extra: Any
+) -> tuple[bytes, bytes]:
+    """A streamed chat request of two choices with `tools` through the router to one
+    simulator of `profile`, and the body the router forwarded sent to that simulator
+    directly: the stream the client got, and the one the backend made."""
+    with simulator(profile=profile, model="cloud-model", repeatable=True) as sim:
+        with router(stack_config({"cloud": sim}, tmp, ["cloud"])) as running:
+            body = {
+                "model": "auto",
+                "messages": messages,
+                "tools": tools,
+                **extra,
+                "n": 2,
+                "temperature": 1.0,
+                "stream": True,
+                "stream_options": {"include_usage": True},  # the client's: nothing is stripped
+            }
+            relayed = httpx.post(f"{running.url}/chat/completions", json=body, timeout=10)
+            relayed.raise_for_status()
+        forwarded = sim.stats()["last_request"]  # what the router asked the backend
+        direct = httpx.post(f"{sim.url}/chat/completions", json=forwarded, timeout=10)
+    return relayed.content, direct.content
+
+
 def last_request(server: Running) -> dict[str, Any]:
     """The body a simulator last received: what the router sent it."""
     body: dict[str, Any] = server.stats()["last_request"]

@@ -15,7 +15,7 @@ import orjson
 import pytest
 
 from router.relay import Tally
-from tests.agent_apis.agent_stack import openai_client, stack_config
+from tests.agent_apis.agent_stack import openai_client, relayed_and_direct, stack_config
 from tests.harness import config_for, router, scripted_stream, simulator
 
 TOOLS: Any = [
@@ -60,23 +60,9 @@ def test_openai_numbered_calls_pass_through_byte_for_byte(tmp_path: Path) -> Non
     """OpenAI's stream (two choices, a call in each, both `index: 0`, as each choice numbers
     its own calls) reaches the client exactly as the backend sent it; vLLM's, numbered the
     same, differs only in its calls' openings (`test_chat_call_opening`)."""
-    with simulator(profile="cloud", model="cloud-model", repeatable=True) as sim:
-        with router(stack_config({"cloud": sim}, tmp_path, ["cloud"])) as running:
-            body = {
-                "model": "auto",
-                "messages": MESSAGES,
-                "tools": TOOLS,
-                "n": 2,
-                "temperature": 1.0,
-                "stream": True,
-                "stream_options": {"include_usage": True},  # the client's: nothing is stripped
-            }
-            relayed = httpx.post(f"{running.url}/chat/completions", json=body, timeout=10)
-            relayed.raise_for_status()
-        forwarded = sim.stats()["last_request"]  # what the router asked the backend
-        direct = httpx.post(f"{sim.url}/chat/completions", json=forwarded, timeout=10)
-    assert b'"tool_calls"' in relayed.content and b'"index":1,"delta"' in relayed.content
-    assert relayed.content == direct.content
+    relayed, direct = relayed_and_direct(tmp_path, "cloud", MESSAGES, TOOLS)
+    assert b'"tool_calls"' in relayed and b'"index":1,"delta"' in relayed
+    assert relayed == direct
 
 
 def _chunk(choice: int, calls: list[dict[str, Any]]) -> dict[str, Any]:

@@ -9,7 +9,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
 
@@ -18,6 +17,7 @@ from tests.agent_apis.agent_stack import (
     CHAT_WEATHER_TOOLS,
     anthropic_client,
     openai_client,
+    relayed_and_direct,
     stack_config,
 )
 from tests.harness import router, simulator
@@ -73,23 +73,8 @@ def test_only_the_opening_fragments_of_vllms_stream_change(tmp_path: Path) -> No
     """vLLM's stream of two choices, a call in each: the two opening fragments go out with
     `"arguments": ""` added and nothing else of them changed; every other event byte for
     byte (`test_chat_call_numbering` checks OpenAI's whole stream byte for byte)."""
-    with simulator(profile="vllm", model="cloud-model", repeatable=True) as sim:
-        with router(stack_config({"cloud": sim}, tmp_path, ["cloud"])) as running:
-            body = {
-                "model": "auto",
-                "messages": MESSAGES,
-                "tools": TOOLS,
-                "tool_choice": FORCED,
-                "n": 2,
-                "temperature": 1.0,
-                "stream": True,
-                "stream_options": {"include_usage": True},  # the client's: nothing is stripped
-            }
-            relayed = httpx.post(f"{running.url}/chat/completions", json=body, timeout=10)
-            relayed.raise_for_status()
-        forwarded = sim.stats()["last_request"]  # what the router asked the backend
-        direct = httpx.post(f"{sim.url}/chat/completions", json=forwarded, timeout=10)
-    sent, made = _events(relayed.content), _events(direct.content)
+    relayed, direct = relayed_and_direct(tmp_path, "vllm", MESSAGES, TOOLS, tool_choice=FORCED)
+    sent, made = _events(relayed), _events(direct)
     openings = [i for i, event in enumerate(made) if b'"name":"get_weather"}' in event]
     assert len(openings) == 2 and len(sent) == len(made)
     assert [orjson.loads(sent[i].removeprefix(b"data: ")) for i in openings] == [
