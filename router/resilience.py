@@ -41,7 +41,8 @@ from router.record import Record
 from router.resilience_status import asked_waits, backend_status
 from router.served_model import ServedModels
 from router.server_identity import same_server
-from router.sticky import StickyTable, pins
+from router.sticky import StickyTable
+from router.sticky_pins import pins
 
 if TYPE_CHECKING:
     from router.components import Components

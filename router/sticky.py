@@ -12,8 +12,6 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from router.record import Record
-
 V = TypeVar("V")
 
 
@@ -92,16 +90,3 @@ class StickyTable(Table[str]):
         for key in doomed:
             del self._entries[key]
         return len(doomed)
-
-
-def pins(record: Record, table: StickyTable) -> bool:
-    """Whether auto-routed `record` may pin its conversation to its backend: a turn read
-    as asking nothing (route reason `nothing_read`: source `default`, as a greeting
-    alone, `classifier.greeting`) only keeps a pin to that backend (its TTL restarts). A
-    chat's "Hi! Can you help me?" pinned it to the default route's backend, its math and
-    prose local for the sticky TTL (users' probes): its backend is its first turn that
-    asked something. Not below_min_confidence: an agent's session relies on its first
-    pin. Read from the source: a record holds no intent or target for `route_reason`."""
-    if record.intent_source != "default":
-        return True
-    return table.get(record.conversation or "") == record.backend  # both set: the caller

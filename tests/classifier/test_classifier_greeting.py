@@ -118,7 +118,7 @@ def test_two_chats_opening_with_the_same_greeting_are_two_conversations() -> Non
 def test_a_greeting_alone_keys_by_its_first_user_message() -> None:
     """With no ask, a request keys by its first user message, as a request asking nothing
     did: the greeting turn is a conversation of its own, which pins nothing
-    (`router.sticky.pins`)."""
+    (`router.sticky_pins.pins`)."""
     assert conversation_key(chat("hi"), {}, "alice") == conversation_key(chat("hi"), {}, "alice")
     assert conversation_key(chat("hi"), {}, "alice") != conversation_key(chat("hello"), {}, "alice")
 
