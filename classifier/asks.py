@@ -30,8 +30,10 @@ hands an agent, in an assistant message, holds the user's messages as its lines:
 the first and the latest ask when it opens the conversation
 (`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
-brief (`classifier.kimi`). Of inspect_ai's multiple-choice prompt, the question and its
-choices are the ask, its answer-format directive the tool's (`classifier.inspect_ai`).
+brief (`classifier.kimi`), nor pi's summary with an ask after it; its summarization request
+asks by the conversation's inside (`classifier.pi`). Of inspect_ai's multiple-choice prompt,
+the question and its choices are the ask, its answer-format directive the tool's
+(`classifier.inspect_ai`).
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
 tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
 after a tool's result. Nor is the user's greeting or bare request for help alone ("Hi! Can
@@ -58,6 +60,7 @@ from classifier import (
     open_webui,
     opencode,
     openhands,
+    pi,
     qwen,
     system_ask,
 )
@@ -183,12 +186,13 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     when no user message asks after it (`classifier.frameworks.handed_asks`); an Open WebUI
     task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
     agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
-    dump and nudges never are). `system`: the system prompt of `messages`
+    dump and nudges never are), pi's summarization request's the conversation's inside
+    (`classifier.pi.summarized_asks`). `system`: the system prompt of `messages`
     (`classifier.message.read_system`), read once for the request and handed to each reader
-    that tells its requests by it; `framed`: the
-    frameworks whose texts are passed over in their own requests only, read from the body
-    (`classifier.frameworks.framed`: instructor's retries, Strands' nudge). A request of
-    system messages alone asks by them (`classifier.system_ask.system_asks`)."""
+    that tells its requests by it; `framed`: the frameworks whose texts are passed over in
+    their own requests only, read from the body (`classifier.frameworks.framed`:
+    instructor's retries, Strands' nudge). A request of system messages alone asks by them
+    (`classifier.system_ask.system_asks`)."""
     if (alone := system_ask.system_asks(messages)) is not None:
         return Asks(alone.first, alone.latest, False, False, False)
     latest: object = None
@@ -218,6 +222,8 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     first, passed_over = _first(messages, system, latest, aiders, framed, known)
     if latest is not None and (task := open_webui.task_asks(messages)) is not None:
         first, latest = task.first, task.latest
+    if latest is not None and (summarized := pi.summarized_asks(messages, system)) is not None:
+        first, latest = summarized.first, summarized.latest
     if (run := browser_use.run_asks(messages, system)) is not None:
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
@@ -230,9 +236,9 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
-    or a browser-use run's first request (`classifier.browser_use.run_asks`), or the first
-    system message of a request of system messages alone
-    (`classifier.system_ask.system_asks`), or None: the
+    or a browser-use run's first request (`classifier.browser_use.run_asks`), or pi's
+    summarization request's conversation's (`classifier.pi`), or the first system message of
+    a request of system messages alone (`classifier.system_ask.system_asks`), or None: the
     message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`). `system`: the system prompt of `messages`, when
     the caller has read it already (`read_system`), so that it is read once."""
@@ -245,6 +251,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     system = read_system(messages) if system is None else system
     if (run := browser_use.run_asks(messages, system)) is not None:
         return run.first
+    if (summarized := pi.summarized_asks(messages, system)) is not None:
+        return summarized.first
     aiders = aider.is_aiders(messages)
     return _first(messages, system, None, aiders, frameworks.Framed(), {})[0]
 
@@ -286,7 +294,7 @@ def _fixed(
     agent's (one of Aider's pairs in its requests, `aiders`, or opencode's or Qwen Code's
     own, mini-swe-agent's answer to a reply it could not run, OpenHands' condenser's events
     or the summary it wrote,
-    Kimi CLI's follow-up to a subagent's reply too brief),
+    Kimi CLI's follow-up to a subagent's reply too brief, pi's summary with an ask after it),
     an agent framework's (`classifier.frameworks.passed_over`; instructor's retries and
     Strands' nudge in their own requests, `framed`), which makes the request no agent's
     session, or a framework's tool result sent as a user message
@@ -296,7 +304,7 @@ def _fixed(
         return "agent"
     if opencode.passed_over(messages, index, system) or qwen.passed_over(messages, index):
         return "agent"
-    if mini_swe_agent.passed_over(messages, index):
+    if mini_swe_agent.passed_over(messages, index) or pi.passed_over(messages, index):
         return "agent"
     if openhands.passed_over(messages, index, system) or kimi.passed_over(messages, index, system):
         return "agent"
@@ -326,7 +334,8 @@ def ask_content(
     """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
     words inside its frame, the task of a smolagents run wherever its request holds it, a
     DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
-    WebUI task's template (`classifier.open_webui`), a `%%ai` cell's prompt without the
+    WebUI task's template (`classifier.open_webui`), the latest of the conversation in pi's
+    summarization request (`classifier.pi`), a `%%ai` cell's prompt without the
     sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
     choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
     inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), the
@@ -353,6 +362,8 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
     task = frameworks.task_ask(message, messages, system)
     if task is sent:
         task = open_webui.task_ask(message, messages)
+    if task is sent:
+        task = pi.task_ask(message, messages, system)
     if task is sent:
         task = jupyter_ai.prompt_words(message, messages)
     if task is sent:

@@ -198,6 +198,18 @@ _BEFORE_FRAMEWORKS = """\
    subagent's task before it (read, the step was writing 0.76-0.89), and the request reads
    as an agent's session; typed as a conversation's first message, or with other words, it
    is read as written.
+   Nor is the pi coding agent's summary in a user turn (`classifier/pi.py`: "The
+   conversation history before this point was compacted into the following summary:" or
+   "The following is a summary of a branch that this conversation came back from:", the
+   summary in `<summary>` tags, whole) when a user message follows it: the turn is read by
+   its latest ask (read, the summary's code made a math ask's turn coding) and reads as an
+   agent's session; with no user message after it, it is read as written. Its
+   summarization request (its system prompt "You are a context summarization assistant.
+   ...", then the conversation as "[User]: ..." entries in `<conversation>` tags and one of
+   its templates, its compaction's, its update's, a split turn's or a branch's, whole) is
+   read as the conversation it summarises: its first and its latest "[User]: " entry, as
+   Open WebUI's tasks are; read by its template, a math session's compaction was coding
+   0.549, on the local model.
 """
 
 _AFTER_FRAMEWORKS = """\
