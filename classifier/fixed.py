@@ -38,6 +38,7 @@ FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output f
 MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the data it is given"
 MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's background job"
 RESEARCH_REPORT = "gpt-researcher's report request: a detailed report, whatever its research found"
+TASK_RECORD = "Taskmaster's planning prompt: a task record in its form, whatever the user asked"
 
 
 class Fixed(NamedTuple):
@@ -70,3 +71,5 @@ MARVIN_FORM_READING = Fixed("instruction", FORCED_CONFIDENCE, MARVIN_FORM)
 MEMORY_EXTRACTION_READING = Fixed("instruction", FORCED_CONFIDENCE, MEMORY_EXTRACTION)
 # A report of a thousand words and more, documents found or none (`classifier.gpt_researcher`)
 RESEARCH_REPORT_READING = Fixed("writing", FORCED_CONFIDENCE, RESEARCH_REPORT)
+# A software project's tasks in JSON of given keys, a blog post's task too (`classifier.taskmaster`)
+TASK_RECORD_READING = Fixed("instruction", FORCED_CONFIDENCE, TASK_RECORD)

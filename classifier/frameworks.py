@@ -61,7 +61,8 @@ And two terminal assistants, no frameworks but no coding agents either, read ali
 Interpreter's turn after a code run and gptme's nudges when a reply called no tool passed
 over, the user's words after one in the same text read alone
 (`classifier.terminal_assistant`). And Vanna's SQL prompt, a text-to-SQL library's: its
-example questions passed over to the user's question (`classifier.vanna`).
+example questions passed over to the user's question (`classifier.vanna`). And Taskmaster's
+research prompt, a task manager's: its query read alone (`classifier.taskmaster`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -95,6 +96,7 @@ from classifier import (
     semantic_kernel,
     smolagents,
     strands,
+    taskmaster,
     terminal_assistant,
     vanna,
 )
@@ -146,6 +148,7 @@ _TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
     lambda m, ms, s: marvin.task_ask(m, s),
     lambda m, ms, s: baml.task_ask(m),
     lambda m, ms, s: atomic_agents.user_words(m, s),
+    taskmaster.query_ask,
 )
 
 

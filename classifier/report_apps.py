@@ -92,6 +92,23 @@ it was prose 0.99, an essay instruction 0.68, a proof 0.45. A prompt that is not
 block, a custom `prefix=`, and the definitions BAML hoists before the prefix are read as sent.
 A BAML prompt without a role is one system message, read as the ask (item 2).
 
+### Taskmaster's requests
+
+Taskmaster's planning requests (`classifier/taskmaster.py`, task-master-ai 0.43.1: one
+system message, a template's text with its line "Always respond in {language}." at its end,
+then one user message) give instruction (0.97, local), rule-decided, whatever the user
+asked: parse-prd, expand, add-task, update-task and its append mode, update, update-subtask,
+analyze-complexity and scope up or down each ask for a task record in the form Taskmaster
+gives (JSON of its keys, or the text it appends to a task), a given form over given data.
+Read by their template and the project's task list, parse-prd was coding 0.81, expand
+instruction 0.55, add-task's rate-limiting ask writing 0.46 (cloud), and once the project
+held tasks every add-task coding 0.83-0.99, "Draft a blog post announcing the launch" too.
+Its research request is read by its query (between "# Research Query" and "# Project
+Context", or its instructions when it gathered none), as that question asked alone: read
+with the project's tasks, "Prove that the square root of 2 is irrational." was writing 0.55.
+Only its prompts whole, after its system text with its language line: its templates' words
+in a chat are read as written.
+
 ### gpt-researcher's requests
 
 gpt-researcher's report request (`classifier/gpt_researcher.py`, 0.15.1: its agent's role

@@ -53,6 +53,7 @@ from classifier import (
     rawdog,
     shell_gpt,
     smolagents,
+    taskmaster,
     vanna,
 )
 from classifier.asks import (
@@ -74,6 +75,7 @@ from classifier.fixed import (
     MEMORY_EXTRACTION_READING,
     MEMORY_SUMMARY_READING,
     RESEARCH_REPORT_READING,
+    TASK_RECORD_READING,
     TOOL_STEP_READING,
     Fixed,
 )
@@ -262,6 +264,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (marvin.fixed_form, MARVIN_FORM_READING),
     (mem0.memory_request, MEMORY_EXTRACTION_READING),
     (gpt_researcher.report_request, RESEARCH_REPORT_READING),
+    (taskmaster.plans, TASK_RECORD_READING),
 )
 
 

@@ -20,7 +20,9 @@ summary request, a summary in a fixed form whatever it summarizes, instruction
 classify and cast tasks, a given form over a given text (`classifier.n8n`,
 `classifier.marvin`), and mem0's memory extraction, update and procedural summary, its app's
 background job over a chat already routed (`classifier.mem0`); and gpt-researcher's report
-request, a detailed report whatever its research found, writing (`classifier.gpt_researcher`).
+request, a detailed report whatever its research found, writing (`classifier.gpt_researcher`);
+and Taskmaster's planning prompts, a task record in its form whatever the ask, instruction
+(`classifier.taskmaster`).
 Tools offered with a request that names one (two words of its name, in order, or its whole name
 or a part of it in "use the <name> tool") or asks to look up, search, book, send… is tool use
 too. Tools merely present are only a weak prior: coding agents send their tool schemas on every
@@ -53,6 +55,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
     MEMORY_EXTRACTION,
     MEMORY_SUMMARY,
     RESEARCH_REPORT,
+    TASK_RECORD,
     TOOL_STEP,
 )
 from classifier.intent import INTENTS, Intent
