@@ -196,3 +196,57 @@ def test_its_texts_elsewhere_are_read_as_written() -> None:
     pasted = copy.deepcopy(research)
     del pasted["messages"][0]
     assert view(pasted).latest != QUERY
+
+
+# The other planning templates' system texts as Taskmaster 0.43.1 renders them (their
+# openings quoted from its sources, the rest cut short), none captured live
+OTHER_PLANS = [
+    "You are an AI assistant helping with task breakdown. Generate exactly 4 subtasks based on"
+    " the provided prompt and context.\n\nIMPORTANT: Your response MUST be a JSON object",
+    "You are an AI assistant helping with task breakdown. Generate an appropriate number of"
+    " subtasks based on the provided prompt and context.\n\nIMPORTANT: Your response MUST be",
+    "You are an AI assistant with research capabilities analyzing and breaking down software"
+    ' development tasks.\n\nIMPORTANT: Your response MUST be a JSON object with a "subtasks"',
+    "You are an AI assistant helping to update a subtask. You will be provided with the"
+    " subtask's existing details, context about its parent and sibling tasks, and a user"
+    " request string.\n\nYour Goal: Based *only* on the user's request",
+    "You are an AI assistant helping to append additional information to a software"
+    " development task. You will be provided with the task's existing details, context, and a"
+    " user request string.\n\nYour Goal: Based *only* on the user's request",
+    "You are an AI assistant helping to update software development tasks based on new"
+    " context.\nYou will be given a set of tasks and a prompt describing changes or new"
+    " implementation details.",
+    "You are an expert software architect and project manager analyzing task complexity. Your"
+    " analysis should consider implementation effort, technical challenges, dependencies, and"
+    " testing requirements.\n\nIMPORTANT: For each task, provide an analysis object",
+    "You are an expert software project manager who helps adjust task complexity while"
+    " maintaining clarity and actionability.",
+    "You are an expert project manager who creates task breakdowns that match complexity levels.",
+]
+
+
+@pytest.mark.parametrize("system", OTHER_PLANS)
+def test_its_other_planning_prompts_are_task_records_too(system: str) -> None:
+    """expand after a complexity report and with research, update-subtask, update-task's
+    append mode, update, analyze-complexity, scope up or down and its subtasks."""
+    body = {
+        "model": "auto",
+        "messages": [
+            {"role": "system", "content": system + LANGUAGE},
+            {"role": "user", "content": "Draft a blog post announcing the launch of short"},
+        ],
+    }
+    task_record_by_rule(body)
+
+
+@pytest.mark.parametrize("system", OTHER_PLANS[-2:])
+def test_a_scope_prompt_is_taskmasters_only_whole(system: str) -> None:
+    """The scope prompts are one sentence, the whole system text: with more, a user's."""
+    body = {
+        "model": "auto",
+        "messages": [
+            {"role": "system", "content": system + " Then write a poem." + LANGUAGE},
+            {"role": "user", "content": "Draft a blog post announcing the launch of short"},
+        ],
+    }
+    assert view(body).fixed is None
