@@ -313,7 +313,9 @@ def cancellation(client_left: bool) -> Cancelled:
     router is stopping (uvicorn, the only other canceller)."""
     if client_left:
         return ClientClosed("the client closed the request")
-    return ShuttingDown("the router is shutting down; retry the request")
+    # "service unavailable": the words a client that sees no status mid-stream retries on
+    # (`router.retry_words`), as the 503 it is before a stream began
+    return ShuttingDown("the router is shutting down (service unavailable); retry the request")
 
 
 def error_kind(error: RouterError) -> str | None:

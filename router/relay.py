@@ -24,7 +24,7 @@ from typing import Any
 
 import orjson
 
-from router import blame
+from router import blame, retry_words
 from router.answer_end import finished
 from router.attempt_errors import Cut, Malformed, Timeout, UpstreamError
 from router.backends.base import Translation
@@ -286,7 +286,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
         while True:
             wait = min(idle, committed.deadline - time.monotonic())
             if wait <= 0:
-                raise Timeout(f"{name}: total time limit reached mid-stream", backend=name)
+                raise Timeout(retry_words.out_of_time(name), backend=name)
             stall.arm(wait)
             try:
                 piece = await iterator.__anext__()
@@ -298,18 +298,15 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
                 if isinstance(exc, asyncio.CancelledError) and not stall.expired():
                     raise
                 if time.monotonic() >= committed.deadline:
-                    raise Timeout(
-                        f"{name}: total time limit reached mid-stream", backend=name
-                    ) from None
-                raise Timeout(
-                    f"{name}: stream stalled for {wait:g} s", backend=name, kind="stall"
-                ) from None
+                    raise Timeout(retry_words.out_of_time(name), backend=name) from None
+                said = retry_words.stalled(name, wait)
+                raise Timeout(said, backend=name, kind="stall") from None
             except UpstreamError:
                 raise  # an adapter's or a translator's verdict on its stream, already typed
             except Exception as exc:  # transport errors while reading the upstream
                 if finished(call.api, call.body, tally):
                     break  # completed: an in-band error made the client pay twice for it
-                raise Cut(f"{name}: stream broke ({type(exc).__name__})", backend=name) from None
+                raise Cut(retry_words.broke(name, exc), backend=name) from None
             finally:
                 stall.disarm()
             # a translator's piece comes with its events as built: none is split or decoded
@@ -326,7 +323,7 @@ async def _rest(call: Call, committed: Committed, tally: Tally) -> AsyncIterator
     # The upstream closed, or its connection broke, without its terminal event: complete a
     # finished answer, else cut, as docs/dispatch.md promises (`router.answer_end`).
     if not finished(call.api, call.body, tally):
-        raise Cut(f"{name}: stream cut before the answer finished", backend=name)
+        raise Cut(retry_words.ended_unfinished(name), backend=name)
     yield event(DONE) if call.api in CHAT_APIS else _MESSAGE_STOP
 
 
@@ -363,7 +360,7 @@ def _inspect(raw: bytes, data: Data, call: Call, tally: Tally) -> bytes:
         obj = data
     elif data == DONE:
         if tally.open_choices:  # litellm's adapter ends every stream so, finished or not
-            raise Cut("upstream ended the stream with a choice unfinished", backend="")
+            raise Cut(retry_words.ended_unfinished("", "a choice"), backend="")
         tally.done = True
         return raw
     else:
@@ -388,7 +385,7 @@ def _inspect(raw: bytes, data: Data, call: Call, tally: Tally) -> bytes:
         raise odd
     rewritten = tally.see(obj)
     if tally.stopped:  # vLLM's "abort" and its [DONE]: the answer did not finish
-        raise unfinished(obj, "") or Cut("upstream stopped the answer", backend="")
+        raise unfinished(obj, "") or Cut(retry_words.stopped_by_backend(), backend="")
     if not call.wants_usage and obj.get("usage") and not obj.get("choices"):
         return b""
     return reframed(raw, orjson.dumps(obj)) if rewritten else raw

@@ -16,6 +16,7 @@ from typing import Any
 import orjson
 
 from router.attempt_errors import Cut, Malformed, UpstreamError
+from router.retry_words import stopped_by_backend
 from router.upstream_errors import in_band
 
 # Chat finish reasons that say the answer was stopped, not finished: vLLM's and SGLang's
@@ -36,7 +37,7 @@ def unfinished(reply: dict[str, Any], backend: str) -> UpstreamError | None:
             said = f"the reply's finish_reason is not text ({type(reason).__name__})"
             return Malformed(f"{backend}: {said}" if backend else said, backend=backend)
         if reason in UNFINISHED:
-            said = f"the answer was stopped (finish_reason {reason!r})"
+            said = stopped_by_backend(reason)
             return Cut(f"{backend}: {said}" if backend else said, backend=backend)
     return None
 

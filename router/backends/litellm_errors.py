@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import orjson
 
+from router import retry_words
 from router.attempt_errors import (
     ContextTooLong,
     Cut,
@@ -90,7 +91,7 @@ def _typed(exc: Exception, name: str, sent: bool, secrets: Collection[str]) -> U
     broken = _transport_error(exc)
     if broken is not None:  # litellm reports a refused or reset connection as a 500
         if _reply_began(exc) or (sent and not _never_connected(exc)):
-            return Cut(f"{name}: the reply broke off ({type(broken).__name__})", backend=name)
+            return Cut(retry_words.broke(name, broken, "the reply broke off"), backend=name)
         return Unreachable(f"{name}: connection failed ({type(broken).__name__})", backend=name)
     refused = None if sent else _misconfigured(exc, name, secrets)
     if refused is not None:
@@ -260,7 +261,7 @@ def _unreadable_or_unconverted(exc: Exception, name: str, sent: bool) -> Upstrea
     (a tool without `function`, a content part of an unknown type): the client's to fix,
     never retried and never the backend's failure."""
     if sent and STREAM_ENDED in first_line(exc):
-        return Cut(f"{name}: stream ended before the answer finished", backend=name)
+        return Cut(retry_words.ended_unfinished(name), backend=name)
     if sent or any(_is_reply(cause) for cause in _causes(exc)):
         return Malformed(f"{name}: the reply could not be read", backend=name)
     message = (

@@ -23,6 +23,7 @@ from typing import Any, Protocol
 import orjson
 
 from evals.urls import openai_hosted
+from router import retry_words
 from router.attempt_errors import Cut, Rejected, UpstreamError
 from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
@@ -300,7 +301,7 @@ def _events(
             continue
         if data == DONE:
             if out.answering:  # litellm's adapter ends every stream so, finished or not
-                cut = Cut(f"{name}: stream ended with its answer unfinished", backend=name)
+                cut = Cut(retry_words.ended_unfinished(name), backend=name)
                 return events, True, cut
             return [*events, *out.end()], True, None
         try:

@@ -224,7 +224,8 @@ def test_an_engine_abort_mid_tool_call_is_no_tool_to_run_for_claude_code(
     arguments: Claude Code ran write_file without its content (found in review)."""
     fault("cloud", CUT_CALL)
     error, record = recorded(proxy, lambda: abort_messages(proxy, stream))
-    assert error.body["error"]["message"] == "cloud: the answer was stopped (finish_reason 'abort')"
+    said = "the backend stopped the answer (finish_reason 'abort'): a server error"
+    assert error.body["error"]["message"] == f"cloud: {said}, a retry may succeed"
     assert error.status_code == (200 if stream else 502)  # in-band, or the whole reply's error
     assert (record.outcome, record.error_kind) == ("upstream_error", "cut")
 
