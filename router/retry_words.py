@@ -4,7 +4,7 @@ Once a 200 went out, a client sees no HTTP status: the in-band error event is al
 and clients decide by its words whether to ask again. pi (the pi coding agent) retries when
 the message matches, among others, "server error", "connection lost", "ended without",
 "timed out" or "timeout" (its `_isRetryableError`, docs/agents/errors.md). Against vLLM
-directly, a cut stream is its HTTP client's "terminated" and pi retries; through the router
+directly, a cut stream is pi's own HTTP error, "terminated", and it retries; through the router
 the same cut was "local: stream broke (UpstreamClosed)", a stall "stream stalled for 60 s",
 an engine's abort "the answer was stopped (finish_reason 'abort')": none matched, and pi
 ended its run where a retry would have cured it (found live, pi 0.73.1).
