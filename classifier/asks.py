@@ -32,8 +32,8 @@ the first and the latest ask when it opens the conversation
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
 brief (`classifier.kimi`), nor pi's summary with an ask after it; its summarization request
 asks by the conversation's inside (`classifier.pi`). Of inspect_ai's multiple-choice prompt,
-the question and its choices are the ask, its answer-format directive the tool's
-(`classifier.inspect_ai`).
+and evalscope's, the question and its choices are the ask, its answer-format directive the
+tool's (`classifier.inspect_ai`, `classifier.evalscope`).
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
 tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
 after a tool's result. Nor is the user's greeting or bare request for help alone ("Hi! Can

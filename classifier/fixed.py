@@ -30,8 +30,8 @@ CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
 GRADER = (
-    "an eval tool's grader (promptfoo's, inspect_ai's, deepeval's, ragas's): it judges an"
-    " answer against criteria"
+    "an eval tool's grader (promptfoo's, inspect_ai's, deepeval's, ragas's, evalscope's): it"
+    " judges an answer against criteria"
 )
 MEMORY_SUMMARY = "Letta's compaction summary: its memory written in a fixed form, whatever it holds"
 FIXED_FORM = "n8n's extractor, text classifier or sentiment node, or an output fix-up: a given form"

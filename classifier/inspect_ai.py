@@ -23,7 +23,9 @@ answer inside a judge's template, one user message: read whole, a judge was what
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
+from classifier import evalscope
 from classifier.message import per_text
 from classifier.templates import fills, fills_any, fixed_parts, opening_texts, text_of, with_text
 
@@ -112,16 +114,26 @@ GRADER_TEMPLATES = tuple(
 _HEADS = opening_texts(GRADER_TEMPLATES)
 
 
-def _split(template: str) -> tuple[str, str]:
-    """A multiple-choice template's directive around its `{letters}`: the text before them,
-    and after them to the question (the directive's end and "\\n\\n")."""
+class _Directive(NamedTuple):
+    """A multiple-choice template around its placeholders: `before` its `{letters}`, `after`
+    them to its `{question}`, `choices` between the question and its choices, `tail` after
+    them ("" but for evalscope's Chinese templates, "\\n")."""
+
+    before: str
+    after: str
+    choices: str
+    tail: str
+
+
+def _split(template: str) -> _Directive:
+    """A multiple-choice template's fixed texts (`_Directive`)."""
     before, rest = template.split("{letters}")
-    after, choices = rest.split("{question}")
-    assert choices == "\n\n{choices}", "the choices follow the question"
-    return before, after
+    after, rest = rest.split("{question}")
+    choices, tail = rest.split("{choices}")
+    return _Directive(before, after, choices, tail)
 
 
-_DIRECTIVES = tuple(map(_split, MC_TEMPLATES))
+_DIRECTIVES = tuple(map(_split, MC_TEMPLATES + evalscope.MC_TEMPLATES))
 
 
 def answer_character(index: int) -> str:
@@ -138,9 +150,9 @@ LETTERS_WITHIN = len(",".join(map(answer_character, range(MOST_CHOICES))))
 
 def question_ask(message: object) -> object:
     """The content of the ask `message` without inspect_ai's multiple-choice directive when
-    its text is one of `MC_TEMPLATES` filled: the question and its choices, as a string or
-    in the text part (`classifier.templates.with_text`); else the content as sent (the very
-    object)."""
+    its text is one of `MC_TEMPLATES` filled, or evalscope's (`classifier.evalscope`): the
+    question and its choices, as a string or in the text part
+    (`classifier.templates.with_text`); else the content as sent (the very object)."""
     sent = message.get("content") if isinstance(message, dict) else None
     text = text_of(sent)
     asked = _question(text) if text is not None else None
@@ -149,10 +161,10 @@ def question_ask(message: object) -> object:
 
 @per_text
 def _question(text: str) -> str | None:
-    """The question and its choices of a text that is one of `MC_TEMPLATES` filled; None
+    """The question and its choices of a text that is one of `_DIRECTIVES`' filled; None
     for any other. Read once for a request (`classifier.message.per_text`: the classifier,
     the conversation key and the ledger each ask)."""
-    for before, after in _DIRECTIVES:
+    for before, after, choices, tail in _DIRECTIVES:
         if not text.startswith(before):
             continue
         stop = text.find(after, len(before), len(before) + LETTERS_WITHIN + len(after))
@@ -160,8 +172,8 @@ def _question(text: str) -> str | None:
         if not letters or letters != [answer_character(i) for i in range(len(letters))]:
             continue
         start = stop + len(after)
-        marks = (f"\n\n{letters[0]}) ", *(f"\n{letter}) " for letter in letters[1:]))
-        if fills(text, (text[:start], *marks, "")):
+        marks = (f"{choices}{letters[0]}) ", *(f"\n{letter}) " for letter in letters[1:]))
+        if fills(text, (text[:start], *marks, tail)):
             return text[start:]
     return None
 

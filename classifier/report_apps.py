@@ -272,7 +272,10 @@ FRAMEWORKS_NOTE = """\
    Of inspect_ai's `multiple_choice()` prompt (`classifier/inspect_ai.py`: its templates exactly,
    "Answer the following multiple choice question. ..." and its letters, the question, "A) ..."
    choices), the question and choices are the ask: read whole, all 10 of a review were
-   instruction, local. Typed otherwise, the directive's words are read as written.
+   instruction, local. So of evalscope's (`classifier/evalscope.py`: the same with
+   "[LETTER]" for "$LETTER", MMLU's, ARC's, GPQA's..., and its Chinese ones): 5 of 5 of an ARC
+   run were instruction, local; a calculus question is math, on the cloud. Typed otherwise,
+   the directive's words are read as written.
    Of an OpenAI Agents SDK agent's call after a nested handoff (`classifier/openai_agents.py`,
    `nest_handoff_history`: the conversation so far as one assistant message, "For context,
    here is the conversation so far between the user and the previous agent:" and a numbered

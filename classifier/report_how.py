@@ -43,7 +43,9 @@ _BEFORE_FRAMEWORKS = """\
    An eval tool's grader's request, told exactly (`promptfoo.py`: `llm-rubric`, `factuality`,
    `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`;
    `deepeval.py`: AnswerRelevancy's, Faithfulness' and GEval's templates; `ragas.py`:
-   Faithfulness', ResponseRelevancy's and AspectCritic's instructions in its prompt frame),
+   Faithfulness', ResponseRelevancy's and AspectCritic's instructions in its prompt frame;
+   `evalscope.py`: its LLM judge's templates, "Your job is to look at a question, a gold
+   target, and a predicted answer ..." and its numeric score's, with its JSON contract),
    gives reasoning (0.97) whatever it grades: a code answer's grade was coding, on the local
    model, and deepeval's judges instruction, by their JSON directive.
    A coding agent's session (three or more of those tools offered, opencode's, Continue's

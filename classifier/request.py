@@ -12,7 +12,8 @@ prompt, jupyter-ai's `%%ai -f code`, gpt-engineer's prompts, rawdog's and ai-she
 code, a DSPy ReAct step
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
-tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's) judges an answer,
+tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's, evalscope's) judges
+an answer,
 Letta's compaction's summary asks for one fixed form, an n8n node's reply or a Marvin
 extract, classify or cast task's is a given form over a given text,
 mem0's memory calls are its app's background job, gpt-researcher's report request asks for a
@@ -38,6 +39,7 @@ from classifier import (
     browser_use,
     deepeval,
     dspy,
+    evalscope,
     frameworks,
     gpt_engineer,
     gpt_researcher,
@@ -238,13 +240,17 @@ def _picks_tool(messages: list[Any], system: System) -> bool:
 
 def _grades(messages: list[Any], system: System) -> bool:
     """Whether an eval tool's grader or judge sent the request (`classifier.fixed.GRADER`):
-    promptfoo's, inspect_ai's, deepeval's or ragas's, told by its messages alone: the last
-    three send one user message after system messages (`judged_text`), read once for them."""
+    promptfoo's, inspect_ai's, deepeval's, ragas's or evalscope's, told by its messages alone:
+    the last four send one user message after system messages (`judged_text`), read once for
+    them."""
     if promptfoo.grades(messages):
         return True
     text = judged_text(messages)
     return text is not None and (
-        inspect_ai.grades(text) or deepeval.grades(text) or ragas.grades(text)
+        inspect_ai.grades(text)
+        or deepeval.grades(text)
+        or ragas.grades(text)
+        or evalscope.grades(text)
     )
 
 

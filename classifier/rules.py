@@ -13,9 +13,9 @@ OpenHands' condenser's summary request, which asks nothing, its agent's coding w
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
 actions, and its history compaction, tool calls (`classifier.browser_use`); and an eval
 tool's grader's request, which judges an answer against criteria, reasoning whatever the
-answer is about (`classifier.promptfoo`, `classifier.inspect_ai`, and deepeval's and ragas's
-judges: `classifier.deepeval`, `classifier.ragas`); and Letta's compaction's
-summary request, a summary in a fixed form whatever it summarizes, instruction
+answer is about (`classifier.promptfoo`, `classifier.inspect_ai`, and deepeval's, ragas's and
+evalscope's judges: `classifier.deepeval`, `classifier.ragas`, `classifier.evalscope`); and
+Letta's compaction's summary request, a summary in a fixed form whatever it summarizes, instruction
 (`classifier.letta`), as are n8n's extractor and classifier nodes and Marvin's extract,
 classify and cast tasks, a given form over a given text (`classifier.n8n`,
 `classifier.marvin`), and mem0's memory extraction, update and procedural summary, its app's
