@@ -59,6 +59,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.simulator.baml_schema import baml_schema
+from router.simulator.described import Described, described_shapes, wrappers
 from router.simulator.format_instructions import instructed
 from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
 
@@ -108,6 +109,7 @@ _NESTED = 4  # levels of arrays and objects an example object may hold
 _TYPES = frozenset(("object", "array", "string", "number", "integer", "boolean", "null"))
 _COMBINED = ("anyOf", "oneOf", "allOf")  # a schema's keys holding a list of schemas
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
+_SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape)\b", re.I)
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
@@ -166,7 +168,57 @@ def _first_of(user: str, system: str) -> Asked | None:
     for text, other in ((user, system), (system, user)):
         if first_example is None and (listed := _listed(text, other)) is not None:
             first_example = listed
-    return first_example
+    return first_example or _described(user, system)
+
+
+def _described(user: str, system: str) -> Asked | None:
+    """The schema of a shape either text describes in pseudo-JSON (`described`), looked for
+    last so no answer the other forms give changes: wrapped in the answer's one property
+    where a sentence asking for JSON names it and what it holds (`wrappers`: Taskmaster's
+    "a JSON object with a "tasks" property containing an array of task objects") and the
+    sentence leading into the shape names that noun ("Each task should follow this JSON
+    structure:"); else the shape itself where the sentence leading into it asks for the
+    answer in JSON (`_introduced`)."""
+    if "json" not in user.lower() and "json" not in system.lower():
+        return None
+    shapes = [
+        (text, other, shape)
+        for text, other in ((user, system), (system, user))
+        for shape in described_shapes(text)
+    ]
+    if not shapes:
+        return None
+    for text in (user, system):
+        for wrapper in wrappers(text):
+            if not _introduced(text[max(0, wrapper.start - _LEAD) : wrapper.start]):
+                continue
+            for shown, other, shape in shapes:
+                if _names(shown[max(0, shape.start - _LEAD) : shape.start], wrapper.noun):
+                    held = (
+                        {"type": "array", "items": shape.schema} if wrapper.array else shape.schema
+                    )
+                    schema = {
+                        "type": "object",
+                        "properties": {wrapper.key: held},
+                        "required": [wrapper.key],
+                    }
+                    return Asked(schema, _fenced_shape(shown, shape, other))
+    for shown, other, shape in shapes:
+        if _introduced(shown[max(0, shape.start - _LEAD) : shape.start]):
+            return Asked(shape.schema, _fenced_shape(shown, shape, other))
+    return None
+
+
+def _names(lead: str, noun: str) -> bool:
+    """Whether the sentence `lead` ends with names `noun` and a shape ("Each task should
+    follow this JSON structure:")."""
+    sentence = _SENTENCE_END.split(lead.rstrip())[-1]
+    named = re.search(r"\b" + re.escape(noun) + r"s?\b", sentence, re.I)
+    return bool(named and _SHAPE_WORD.search(sentence))
+
+
+def _fenced_shape(text: str, shape: Described, other: str) -> bool:
+    return _fenced(text, _Found({}, shape.start, shape.end), other)
 
 
 def _wrapped(text: str) -> Asked | None:

@@ -1,0 +1,161 @@
+"""An answer's shape described in pseudo-JSON under `response_format: json_object`, answered
+with an object of that shape.
+
+Taskmaster (`task-master-ai` 0.43.1) on its `--openai-compatible` provider sends, through the
+Vercel AI SDK, `json_object` and no schema: parse-prd shows each task as `"id": number`,
+`"dependencies": number[] (IDs of tasks this depends on)`, `"priority": "high" | "medium" |
+"low"` and asks for "a JSON object with a "tasks" property containing an array of task
+objects"; add-task shows `"dependencies": [array of numbers]` and an example with a `//
+Example` comment. The simulator answered `{"answer": "..."}` and the AI SDK's schema check
+failed every command in demo mode (found in a live review). The bodies are the ones it sent
+(`tests/fixtures/task-master-ai-0.43.1.md`), through the official SDK; the answers are
+checked against what Taskmaster's zod schemas ask (as its `json_schema` requests on the
+`openai` provider showed them).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import openai
+import pytest
+
+from router.simulator import SimThread
+from router.simulator.described import described_shapes
+from router.simulator.prompted import asked_json
+from tests import recorded
+
+MODEL = "tiny"
+TASKMASTER = recorded.loader(recorded.FIXTURES / "task-master-ai-0.43.1")
+PROMPTFOO = recorded.loader(recorded.FIXTURES / "promptfoo-0.121.20")
+TASK_KEYS = [
+    "id",
+    "title",
+    "description",
+    "status",
+    "dependencies",
+    "priority",
+    "details",
+    "testStrategy",
+]
+NEW_TASK_KEYS = ["title", "description", "details", "testStrategy", "dependencies"]
+
+
+def answer(sdk: openai.OpenAI, body: dict[str, Any]) -> Any:
+    """The answer's JSON, as the AI SDK parses it (the whole content, no fence)."""
+    content = sdk.chat.completions.create(**body | {"model": MODEL}).choices[0].message.content
+    return json.loads(content or "")
+
+
+def numbers(value: Any) -> bool:
+    return isinstance(value, list) and all(
+        isinstance(item, int | float) and not isinstance(item, bool) for item in value
+    )
+
+
+def filled(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_parse_prd_gets_a_tasks_array_of_the_described_objects(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """`{"tasks": [...]}` and nothing else (its zod object is strict); each task has the
+    described keys: a number id, number dependencies, a priority of the three, strings."""
+    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    body = TASKMASTER("sim_parse_prd.json")
+    assert body["response_format"] == {"type": "json_object"}
+    got = answer(sdk, body)
+    assert isinstance(got, dict) and list(got) == ["tasks"]
+    assert isinstance(got["tasks"], list) and got["tasks"]
+    for task in got["tasks"]:
+        assert isinstance(task, dict) and list(task) == TASK_KEYS
+        assert isinstance(task["id"], int | float) and not isinstance(task["id"], bool)
+        assert numbers(task["dependencies"])
+        assert task["priority"] in ("high", "medium", "low")
+        assert task["status"] == "pending"
+        assert all(filled(task[key]) for key in ("title", "description", "details"))
+        assert filled(task["testStrategy"])
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_add_task_gets_the_described_object_itself(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """ "no wrapper property, just these fields directly": the five fields, strings and
+    `[array of numbers]` a list of numbers."""
+    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    got = answer(sdk, TASKMASTER("sim_add_task.json"))
+    assert isinstance(got, dict) and list(got) == NEW_TASK_KEYS
+    assert numbers(got["dependencies"]) and got["dependencies"]
+    assert all(filled(got[key]) for key in NEW_TASK_KEYS[:-1])
+
+
+@pytest.mark.parametrize("name", ["llm-rubric-code.json", "llm-rubric-math.json"])
+def test_promptfoos_grader_gets_its_described_verdict(
+    start_sim: Callable[..., SimThread], name: str
+) -> None:
+    """promptfoo's `llm-rubric` (no `response_format`) asks "You respond with a JSON object
+    with this structure: {reason: string, pass: boolean, score: number}": the verdict is
+    that object, which promptfoo reads for `pass` and `score`."""
+    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    got = answer(sdk, PROMPTFOO(name))
+    assert isinstance(got, dict) and list(got) == ["reason", "pass", "score"]
+    assert filled(got["reason"]) and isinstance(got["pass"], bool)
+    assert isinstance(got["score"], int | float) and not isinstance(got["score"], bool)
+
+
+def test_pseudo_json_notations_read_as_a_schema() -> None:
+    """Bare keys, type words quoted or not, `[]` after one, `|` alternatives (a null one
+    passed over), comments, notes in parentheses, placeholders and a trailing comma; a
+    quoted phrase is any string, a quoted word a value kept."""
+    text = (
+        "Respond with a JSON object of this shape:\n{\n  name: string, // the user's name\n"
+        '  "age": integer (years),\n  "tags": string[],\n  "kind": "a" | "b",\n'
+        '  "note": null | string,\n  "ok": boolean,\n  "title": "Your title here",\n'
+        '  "scores": [number, ...],\n  "owner": {"id": "string",},\n  ...\n}'
+    )
+    found = asked_json(text, "")
+    assert found is not None and found.schema is not None
+    properties = found.schema["properties"]
+    assert found.schema["required"] == list(properties)
+    assert properties == {
+        "name": {"type": "string"},
+        "age": {"type": "integer"},
+        "tags": {"type": "array", "items": {"type": "string"}},
+        "kind": {"type": "string", "enum": ["a"]},
+        "note": {"type": "string"},
+        "ok": {"type": "boolean"},
+        "title": {"type": "string"},
+        "scores": {"type": "array", "items": {"type": "number"}},
+        "owner": {
+            "type": "object",
+            "properties": {"id": {"type": "string"}},
+            "required": ["id"],
+        },
+    }
+
+
+def test_a_described_shape_needs_an_ask_and_plain_json_is_not_read() -> None:
+    """A described shape no sentence asks the answer in, and a shape wrapped in a property
+    no sentence asks for, are passed over; plain JSON is left to the other forms."""
+    shape = '{\n  "id": number,\n  "name": string\n}'
+    assert asked_json(f"What does this JSON type mean?\n{shape}", "") is None
+    assert asked_json(f"Each item follows this JSON structure:\n{shape}", "") is None
+    wrapped = 'The "items" property containing an array of item objects is in the JSON.'
+    assert asked_json(wrapped, f"Each item follows this JSON structure:\n{shape}") is None
+    assert list(described_shapes('Reply in JSON: {"id": 1, "name": "x"}')) == []
+    assert list(described_shapes("function f() { return x; }")) == []
+
+
+def test_the_scan_is_bounded() -> None:
+    """Many openings that read to nothing end the scan within its tries, and a block is
+    read within its span, whatever follows."""
+    shape = '{\n  "id": number\n}'
+    assert len(list(described_shapes(shape))) == 1
+    assert list(described_shapes('{"a": ' * 64 + shape)) == []  # past its 64 tries
+    assert list(described_shapes('{"a": [' + "1, " * 5_000 + "number]}")) == []  # past the span
+    assert list(described_shapes(" " * 300_000 + shape)) == []  # past its length
