@@ -60,6 +60,7 @@ from typing import Any
 
 from router.simulator.baml_schema import baml_schema
 from router.simulator.described import Described, described_shapes, wrappers
+from router.simulator.field_lists import listed_fields
 from router.simulator.format_instructions import instructed
 from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
 
@@ -109,7 +110,7 @@ _NESTED = 4  # levels of arrays and objects an example object may hold
 _TYPES = frozenset(("object", "array", "string", "number", "integer", "boolean", "null"))
 _COMBINED = ("anyOf", "oneOf", "allOf")  # a schema's keys holding a list of schemas
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
-_SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape)\b", re.I)
+_SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape|fields)\b", re.I)
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
@@ -172,7 +173,8 @@ def _first_of(user: str, system: str) -> Asked | None:
 
 
 def _described(user: str, system: str) -> Asked | None:
-    """The schema of a shape either text describes in pseudo-JSON (`described`), looked for
+    """The schema of a shape either text describes in pseudo-JSON (`described`) or as a
+    list of fields one a line (`field_lists`: Taskmaster's expand), looked for
     last so no answer the other forms give changes: wrapped in the answer's one property
     where a sentence asking for JSON names it and what it holds (`wrappers`: Taskmaster's
     "a JSON object with a "tasks" property containing an array of task objects") and the
@@ -184,7 +186,7 @@ def _described(user: str, system: str) -> Asked | None:
     shapes = [
         (text, other, shape)
         for text, other in ((user, system), (system, user))
-        for shape in described_shapes(text)
+        for shape in (*described_shapes(text), *listed_fields(text))
     ]
     if not shapes:
         return None

@@ -40,6 +40,7 @@ TASK_KEYS = [
     "details",
     "testStrategy",
 ]
+SUBTASK_KEYS = ["id", "title", "description", "dependencies", "details", "status", "testStrategy"]
 NEW_TASK_KEYS = ["title", "description", "details", "testStrategy", "dependencies"]
 
 
@@ -92,6 +93,26 @@ def test_add_task_gets_the_described_object_itself(
     assert isinstance(got, dict) and list(got) == NEW_TASK_KEYS
     assert numbers(got["dependencies"]) and got["dependencies"]
     assert all(filled(got[key]) for key in NEW_TASK_KEYS[:-1])
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_expand_gets_a_subtasks_array_of_the_listed_fields(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """The fields listed one a line, inside the "subtasks" array: an integer id, integer
+    dependencies, "pending", and strings as long as its zod schema asks (details 20)."""
+    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    got = answer(sdk, TASKMASTER("sim_expand.json"))
+    assert isinstance(got, dict) and list(got) == ["subtasks"]
+    assert isinstance(got["subtasks"], list) and got["subtasks"]
+    for subtask in got["subtasks"]:
+        assert isinstance(subtask, dict) and list(subtask) == SUBTASK_KEYS
+        assert isinstance(subtask["id"], int) and not isinstance(subtask["id"], bool)
+        assert numbers(subtask["dependencies"])
+        assert all(isinstance(item, int) for item in subtask["dependencies"])
+        assert subtask["status"] == "pending"
+        assert 5 <= len(subtask["title"]) <= 200 and len(subtask["description"]) >= 10
+        assert len(subtask["details"]) >= 20 and filled(subtask["testStrategy"])
 
 
 @pytest.mark.parametrize("name", ["llm-rubric-code.json", "llm-rubric-math.json"])
@@ -149,6 +170,11 @@ def test_a_described_shape_needs_an_ask_and_plain_json_is_not_read() -> None:
     assert asked_json(wrapped, f"Each item follows this JSON structure:\n{shape}") is None
     assert list(described_shapes('Reply in JSON: {"id": 1, "name": "x"}')) == []
     assert list(described_shapes("function f() { return x; }")) == []
+    fields = "- name: the user's name\n- age: their age, an integer\n"
+    assert asked_json(f"Tell me about JSON. The fields:\n{fields}", "") is None
+    found = asked_json(f"Respond with a JSON object with these fields:\n{fields}", "")
+    assert found is not None and found.schema is not None
+    assert found.schema["properties"] == {"name": {"type": "string"}, "age": {"type": "integer"}}
 
 
 def test_the_scan_is_bounded() -> None:
