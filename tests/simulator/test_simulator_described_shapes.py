@@ -67,7 +67,7 @@ def test_parse_prd_gets_a_tasks_array_of_the_described_objects(
     """`{"tasks": [...]}` and nothing else (its zod object is strict); each task has the
     described keys: a number id, number dependencies, a priority of the three, strings."""
     sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
-    body = TASKMASTER("sim_parse_prd.json")
+    body = TASKMASTER("parse-prd.json")
     assert body["response_format"] == {"type": "json_object"}
     got = answer(sdk, body)
     assert isinstance(got, dict) and list(got) == ["tasks"]
