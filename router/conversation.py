@@ -56,6 +56,12 @@ _CLOCK = re.compile(
 )
 _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
+# A content part's prompt-caching marks (`said`): Anthropic's and OpenRouter's, litellm's
+CACHE_MARKS = ("cache_control",)
+# A tool's line in BeeAI's RequirementAgent system prompt, whether it may be called now, and
+# what the key reads for it (`_unchanging`)
+_ALLOWED = re.compile(r"^Allowed: (?:True|False)$", re.MULTILINE)
+ALLOWED = "Allowed: <now>"
 # Open WebUI's chat id header (its `FORWARD_SESSION_INFO_HEADER_CHAT_ID`, by default), and the
 # prefixes of a temporary chat's (`session_id`)
 OPEN_WEBUI_CHAT = "x-openwebui-chat-id"
@@ -176,7 +182,7 @@ def conversation_key(
             continue
         role = message.get("role")
         if role in ("system", "developer") and not (framed or alone is not None):
-            _hash_part(digest, clockless(_unchanging(str(message.get("content")))))
+            _hash_part(digest, clockless(_unchanging(str(said(message.get("content"))))))
         elif role == "user":
             first = message
             break
@@ -186,7 +192,7 @@ def conversation_key(
     first = asked or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
-        _hash_part(digest, str(words)[:KEY_CHARS])
+        _hash_part(digest, str(said(words))[:KEY_CHARS])
     return digest.hexdigest()
 
 
@@ -279,8 +285,34 @@ def _unchanging(system: str) -> str:
     (`classifier.continue_cli.without_snapshot`), and Mastra's working memory, which its model
     updates during the conversation (`classifier.mastra.without_working_memory`): each
     update made the next turn another conversation, and a chat pinned to the cloud went
-    local on its second turn (found in a review of agent frameworks)."""
-    return without_working_memory(without_snapshot(system))
+    local on its second turn (found in a review of agent frameworks). Nor whether a tool may
+    be called now (`_ALLOWED`): BeeAI's RequirementAgent lists its tools with `Allowed: True`
+    or `Allowed: False` after each, as its requirements allow them step by step, and one
+    tool run was a conversation per flag (found running BeeAI Framework 0.1.85)."""
+    return _ALLOWED.sub(ALLOWED, without_working_memory(without_snapshot(system)))
+
+
+def said(content: object) -> object:
+    """`content` (a message's, or its ask's) without its parts' prompt-caching marks
+    (`CACHE_MARKS`), which say nothing of what was said: litellm's
+    `cache_control_injection_points`, and Cline, Roo or an OpenRouter user, mark the newest
+    one or two user messages' parts `cache_control`, so a session's first ask was marked on
+    its first turn only and its key changed on the second (a BeeAI chat of three turns was
+    two conversations, found running BeeAI Framework 0.1.85 through litellm). Content
+    without such a mark is `content` itself: its key is the one it always was. Its shape is
+    kept (a string stays a string, one text part a list): an app that turns a string into a
+    part only to mark it still keys its turns apart. A Messages request's blocks need none
+    of this: its chat view drops their `cache_control` (`router.translate.anthropic_request`)."""
+    if not isinstance(content, list) or not any(_marked(part) for part in content):
+        return content
+    return [
+        {k: v for k, v in part.items() if k not in CACHE_MARKS} if _marked(part) else part
+        for part in content
+    ]
+
+
+def _marked(part: object) -> bool:
+    return isinstance(part, dict) and any(mark in part for mark in CACHE_MARKS)
 
 
 def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
