@@ -62,7 +62,9 @@ Interpreter's turn after a code run and gptme's nudges when a reply called no to
 over, the user's words after one in the same text read alone
 (`classifier.terminal_assistant`). And Vanna's SQL prompt, a text-to-SQL library's: its
 example questions passed over to the user's question (`classifier.vanna`). And Taskmaster's
-research prompt, a task manager's: its query read alone (`classifier.taskmaster`).
+research prompt, a task manager's: its query read alone (`classifier.taskmaster`). And BeeAI
+Framework's agents' asks: read out of "Your task: " and its ReActAgent's "Message: " and time
+(`classifier.beeai`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -78,6 +80,7 @@ from classifier import (
     agno,
     atomic_agents,
     baml,
+    beeai,
     browser_use,
     crewai,
     dspy,
@@ -149,6 +152,7 @@ _TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
     lambda m, ms, s: baml.task_ask(m),
     lambda m, ms, s: atomic_agents.user_words(m, s),
     taskmaster.query_ask,
+    lambda m, ms, s: beeai.task_ask(m, s),
 )
 
 

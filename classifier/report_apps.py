@@ -59,6 +59,21 @@ reformatting; the data is read as the ask. The conversation key hashes a thread'
 as sent, its id with it, so two threads of `marvin.run` opening alike are two. Only under
 Marvin's system prompt: a forced call elsewhere is tool_calling, a `<task>` elsewhere Cline's.
 
+### BeeAI Framework's requests
+
+Of BeeAI Framework's requests (`classifier/beeai.py`, 0.1.85), a RequirementAgent's or
+ToolCallingAgent's step is told by its system prompt ("# Role\\nAssume the role of ..." or
+"Assume the role of ...", then "When the user sends a message, figure out a solution and
+provide a final answer to the user by calling the 'final_answer' tool."). The RequirementAgent
+forces a call of `final_answer` ("Sends the final answer to the user") on every turn: there
+that call is its reply channel, as Letta's `send_message` and Marvin's end-turn tool are, and
+`final_answer` is no tool offered; a tool the user gave the agent is. Read by the forcing,
+every turn was tool_calling 0.97 and local, a haiku and a proof that the square root of 2 is
+irrational too. Its ask, "Your task: <ask>", is read without those words; its ReActAgent's,
+"Message: <ask>" and "This message was created at <time>" under its text protocol ("#
+Available functions ..."), without either. Only under BeeAI's system prompts: a forced
+`final_answer` elsewhere is tool_calling, and the words elsewhere the user's.
+
 ### PraisonAI's and mem0's requests
 
 A PraisonAI workflow task (`classifier/praisonai.py`, praisonaiagents 1.7.17) comes in one of

@@ -36,6 +36,7 @@ from typing import Any, NamedTuple
 
 from classifier import (
     ai_shell,
+    beeai,
     browser_use,
     deepeval,
     dspy,
@@ -188,7 +189,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         tools, tool_choice = legacy_tools(body, tools, tool_choice)
     tool_forced = bool(tools) and forced(tool_choice)
     reply_channel = tool_forced and _replies_by_tool(system, tools, tool_choice)
-    tools = marvin.own_tools(system, tools)  # its end-turn tool is no tool of the task's
+    tools = beeai.own_tools(system, marvin.own_tools(system, tools))  # no tools of the task's
     names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
     return RequestView(
         latest=latest,
@@ -211,9 +212,11 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
 def _replies_by_tool(system: System, tools: list[Any], tool_choice: object) -> bool:
     """Whether the call a request forces is its app's reply channel
     (`RequestView.reply_channel`): a Letta agent's `send_message`, a Marvin task's end-turn
-    tool."""
-    return letta.replies_by_tool(system, tools, tool_choice) or marvin.replies_by_tool(
-        system, tools, tool_choice
+    tool, a BeeAI agent's `final_answer`."""
+    return (
+        letta.replies_by_tool(system, tools, tool_choice)
+        or marvin.replies_by_tool(system, tools, tool_choice)
+        or beeai.replies_by_tool(system, tools, tool_choice)
     )
 
 

@@ -1,0 +1,98 @@
+"""BeeAI Framework's requests, on the classifier's view (`classifier.beeai`): its agents'
+forced `final_answer` call read as their reply channel, the ask read out of "Your task: " and
+the ReActAgent's "Message: ... This message was created at ...", and those shapes read as
+written in another app's request.
+
+Found in a live review of BeeAI Framework 0.1.85: every RequirementAgent turn forced
+`final_answer`, so every ask was tool_calling 0.97 and local (a haiku, a proof that the
+square root of 2 is irrational, both cloud work sent plainly).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from classifier import classify, explain
+from classifier.beeai import REPLY_DESCRIPTION, REPLY_LINE, REQUIREMENT_OPENING
+from classifier.request import view
+from tests import recorded
+
+FIXTURES = recorded.FIXTURES / "beeai-framework-0.1.85"
+captured = recorded.loader(FIXTURES)
+OTHER = "You are a helpful assistant."
+HAIKU = "Write a haiku about rain."
+PROOF = "Prove that the square root of 2 is irrational."
+# Each RequirementAgent turn, its ask, and the intent the model reads it as
+REQUIREMENT = {
+    "requirement-haiku.json": (HAIKU, "prose"),
+    "requirement-second.json": (PROOF, "math"),
+}
+WAR = "What were the main causes of World War I?"
+
+
+def test_beeais_texts_are_the_ones_it_sends() -> None:
+    """The RequirementAgent's system prompt, its `final_answer` tool and its forcing, its
+    task's wrapper."""
+    body = captured("requirement-haiku.json")
+    system = body["messages"][0]["content"]
+    assert system.startswith(REQUIREMENT_OPENING) and REPLY_LINE in system
+    assert [tool["function"]["description"] for tool in body["tools"]] == [REPLY_DESCRIPTION]
+    assert body["tool_choice"] == {"type": "function", "function": {"name": "final_answer"}}
+    assert body["messages"][-1]["content"][0]["text"] == "Your task: " + HAIKU
+
+
+@pytest.mark.parametrize("name", sorted(REQUIREMENT))
+def test_a_forced_final_answer_is_read_by_the_ask(name: str) -> None:
+    """`final_answer` is how it answers: the model reads the ask out of "Your task: ", with
+    no tool offered (tool_calling 0.97 by the forcing, before)."""
+    ask, label = REQUIREMENT[name]
+    body = captured(name)
+    seen = view(body)
+    assert seen.latest == ask
+    assert (seen.tool_forced, seen.reply_channel, seen.has_tools) == (True, True, False)
+    intent = classify(body)
+    assert (intent.label, intent.source) == (label, "model")
+    assert explain(body)["rule"] is None
+
+
+def test_a_user_tool_beside_final_answer_is_offered() -> None:
+    """A tool the user gave the agent stays offered: the agent is a tool agent, as Letta's
+    and Marvin's are, its ask read with it."""
+    body = captured("requirement-haiku.json")
+    weather = {
+        "type": "function",
+        "function": {"name": "get_weather", "description": "Get the weather.", "parameters": {}},
+    }
+    body["tools"] = [weather, *body["tools"]]
+    seen = view(body)
+    assert (seen.reply_channel, seen.has_tools, seen.tool_names) == (True, True, "get_weather")
+
+
+def test_the_tool_calling_agents_task_is_read_without_its_wrapper() -> None:
+    """The ToolCallingAgent's "Your task: <ask>\\n", under its own system prompt."""
+    seen = view(captured("tool-calling.json"))
+    assert seen.latest == "What is the weather in Paris, and what is 17 + 25? Use the tools."
+
+
+def test_the_react_agents_message_is_read_without_its_wrapper_and_time() -> None:
+    """ "Message: <ask>\\n\\nThis message was created at <time>": the ask alone is read, its
+    earlier turns kept unwrapped by the agent."""
+    first, second = view(captured("react-first.json")), view(captured("react-second.json"))
+    assert first.latest == "Explain why the sky is blue in two sentences."
+    assert (second.latest, second.first) == (WAR, "Explain why the sky is blue in two sentences.")
+    alone = {"model": "auto", "messages": [{"role": "user", "content": WAR}]}
+    assert classify(captured("react-second.json")).label == classify(alone).label
+
+
+@pytest.mark.parametrize(
+    "name", ["requirement-haiku.json", "tool-calling.json", "react-first.json"]
+)
+def test_the_wrappers_under_another_system_prompt_are_the_users(name: str) -> None:
+    """Under another app's system prompt the words are the user's and a forced
+    `final_answer` is a tool call."""
+    body = recorded.with_system(captured(name), OTHER)
+    seen = view(body)
+    assert seen.latest.startswith(("Your task: ", "Message: "))
+    assert not seen.reply_channel
+    if "tools" in body:
+        assert classify(body).label == "tool_calling"
