@@ -32,6 +32,9 @@ framework's reader knows its texts and reads only its own requests:
   `classifier.openai_agents`);
 - Strands Agents: its nudge to call its structured-output tool passed over, in its forced
   request only (`classifier.strands`);
+- AgentScope: its runtime-state reminder (the time, its tasks, the context's length), a user
+  message of its own in Claude Code's `<system-reminder>` tag, passed over
+  (`classifier.agentscope`);
 - Genkit: its instructions for a JSON output of a schema, a user message of their own after
   the ask, passed over (`classifier.genkit`);
 - Google ADK: its relay of what another agent did and its fillers ("Continue processing
@@ -77,6 +80,7 @@ from typing import Any, NamedTuple
 
 from classifier import (
     adk,
+    agentscope,
     agno,
     atomic_agents,
     baml,
@@ -206,6 +210,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or browser_use.passed_over(messages, index, system)
         or letta.passed_over(messages, index, system)
         or marvin.passed_over(messages, index, system)
+        or agentscope.passed_over(messages, index)
     )
 
 

@@ -196,6 +196,13 @@ FRAMEWORKS_NOTE = """\
    before them, never as a conversation's first user message; with the user's words in the
    same message they are read as written. Read, a fantasy character (prose 0.998) was coding
    0.81, a sum (math 0.93) instruction 0.47.
+   AgentScope's reminder of its runtime state (`classifier/agentscope.py`: "<system-reminder>
+   Treat the following as the ground truth at this point of the conversation. ..." and its
+   fields, the time, its tasks, the context's length, a failing tool, each a tag on a line of
+   its own, a user message of its own, whole) is passed over: in Claude Code's tag, it was cut
+   as a coding agent's text and made the request an agent's session, so "Explain why the sky
+   is blue in two sentences." (reasoning 0.82) was coding 0.79, and one ask's route changed
+   as the reminder came and went within a turn. Claude Code's own reminders still are its.
    Of each of a smolagents run's requests (`classifier/smolagents.py`), the run's task is the
    first ask: after "New task:" in an action step or the final answer, in the initial plan's
    fence after "Now begin! Here is your task:", the plan update's system prompt's in its
