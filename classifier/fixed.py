@@ -23,7 +23,8 @@ FILE_CONFIDENCE = 0.9
 CODE_ANSWER = (
     "its reply must be code: a smolagents CodeAgent's step, Shell-GPT's shell, code or"
     " describe-shell role, Vanna's SQL prompt, jupyter-ai's code format, gpt-engineer's"
-    " prompts, rawdog's script or ai-shell's command, revision or explanation prompt"
+    " prompts, rawdog's script, ai-shell's command, revision or explanation prompt or"
+    " gptcli's bash assistant"
 )
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"

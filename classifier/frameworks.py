@@ -68,6 +68,8 @@ example questions passed over to the user's question (`classifier.vanna`). And T
 research prompt, a task manager's: its query read alone (`classifier.taskmaster`). And BeeAI
 Framework's agents' asks: read out of "Your task: " and its ReActAgent's "Message: " and time
 (`classifier.beeai`).
+And gptcli's `dev` assistant's fixed user message and its "Understood.", which open its
+every run, passed over to the user's first ask (`classifier.gptcli`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -90,6 +92,7 @@ from classifier import (
     dspy,
     genkit,
     gpt_researcher,
+    gptcli,
     griptape,
     haystack,
     instructor,
@@ -206,6 +209,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or semantic_kernel.passed_over(messages, index)
         or adk.passed_over(messages, index, system)
         or terminal_assistant.passed_over(messages, index, system)
+        or gptcli.passed_over(messages, index, system)
         or vanna.passed_over(messages, index, system)
         or browser_use.passed_over(messages, index, system)
         or letta.passed_over(messages, index, system)

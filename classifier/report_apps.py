@@ -368,4 +368,14 @@ FRAMEWORKS_NOTE = """\
    code and describe-shell roles do: the reply is a script rawdog runs, a command or what one
    does. Read by topic, rawdog's "what is 3 to the power of 50" was math 0.58 and ai-shell's
    revision "make it a limerick instead" prose 0.55.
+   gptcli's built-in assistants (0.4.3, `classifier/gptcli.py`): its `dev` assistant opens
+   every request with its system prompt ("You are a helpful assistant who is an expert in
+   software development. ..."), the user message "Your responses must be short and concise.
+   Do not include explanations unless asked." and "Understood."; that pair, only in that
+   place after that prompt, is passed over, so the user's ask after it is the first ask and
+   keys the run (read as the first ask, it made every `gpt dev` run on a machine one
+   conversation, and a math run's cloud pin sent coding runs to the cloud). Its `bash`
+   assistant ("You output only valid and correct shell commands according to the user's
+   prompt. ...") gives coding (0.97), rule-decided, as Shell-GPT's shell role does: read by
+   topic, "What is 17% of 2300?" under it was math 0.87.
 """

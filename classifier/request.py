@@ -44,6 +44,7 @@ from classifier import (
     frameworks,
     gpt_engineer,
     gpt_researcher,
+    gptcli,
     inspect_ai,
     jupyter_ai,
     letta,
@@ -223,7 +224,8 @@ def _replies_by_tool(system: System, tools: list[Any], tool_choice: object) -> b
 def _answers_in_code(messages: list[Any], system: System) -> bool:
     """Whether the request's reply must be code (`classifier.fixed.CODE_ANSWER`): a
     smolagents CodeAgent's step, Shell-GPT's code roles', Vanna's SQL prompt's, a jupyter-ai
-    code cell's, gpt-engineer's, rawdog's script, ai-shell's command (or what one does)."""
+    code cell's, gpt-engineer's, rawdog's script, ai-shell's command (or what one does),
+    gptcli's bash assistant's command."""
     return (
         smolagents.answers_in_code(messages, system)
         or shell_gpt.answers_in_code(system)
@@ -232,6 +234,7 @@ def _answers_in_code(messages: list[Any], system: System) -> bool:
         or vanna.asks_for_sql(system)
         or jupyter_ai.answers_in_code(messages)
         or gpt_engineer.answers_in_code(system)
+        or gptcli.answers_in_code(system)
     )
 
 
