@@ -18,6 +18,12 @@ prompts.py`) sends each step of an agent as a chat request:
   read by its ask. `final_answer` is no tool of the task's (`own_tools`): with it alone
   offered no tool is; a tool the user gave the agent beside it is offered, and an ask for it
   is tool use as anywhere (`classifier.rules.asks_for_tools`).
+- Where the model's API does not take the forced choice (BeeAI's OpenAI adapter with a base
+  URL of its own), both send no `tools` but ask for a call of one in `response_format`, a
+  JSON schema of the tools' calls (`TOOL_CALL_FORMAT`): its user tools are read as offered
+  (`format_tools`, `classifier.frameworks.offered_tools`), `final_answer` not. The
+  ToolCallingAgent's nudge after a repeated call (`NUDGE`) is its own, passed over
+  (`passed_over`).
 - Both wrap the user's message as "Your task: <ask>" (`TASK_PREFIX`, the ToolCallingAgent's
   with a line break after it), every turn of a conversation kept so: read as sent, its words
   are the ask's (`task_ask` reads the ask after them).
@@ -27,21 +33,22 @@ prompts.py`) sends each step of an agent as a chat request:
   `REACT_CREATED`): the time changed the ask's reading, and the ask is read without either.
 
 Told by BeeAI's exact texts: its system prompts' openings and the line on `final_answer`, the
-tool's name and description, the wrappers. "Your task: " or "Message: " in another app's
-request is the user's. Not covered: a task given `context` or `expected_output` (its text
-opens with them, the ask after them is read as sent), and a RequirementAgent given a system
-prompt template of its own. BeeAI is no coding agent: its texts do not make a request an
-agent's session (`classifier.rules.agent_session`).
+tool's name and description, the wrappers, the schema's name and its calls' fields, the nudge.
+"Your task: " or "Message: " in another app's request is the user's. Not covered: a task given
+`context` or `expected_output` (its text opens with them, the ask after them is read as sent),
+a RequirementAgent given a system prompt template of its own, and a call of one user tool
+forced through `response_format` (read as offered, not forced). BeeAI is no coding agent: its
+texts do not make a request an agent's session (`classifier.rules.agent_session`).
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import System, opening_text, per_text
+from classifier.message import System, one_text, opening_text, per_text
 from classifier.tool_choice import named_function
 
 REQUIREMENT_OPENING = "# Role\nAssume the role of "
@@ -68,6 +75,14 @@ REACT_CREATED = re.compile(
     r"\n\nThis message was created at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[+-]\d\d:\d\d)?\Z"
 )
 CREATED_TAIL = 64  # of a message's text, read for `REACT_CREATED`
+# `backend/utils.py` `generate_tool_union_schema`: the tools' calls as a JSON schema, the name
+# of its `json_schema`, the wrapper's field (`WrappedRootModel`, OpenAI's adapter), each call's
+# name field's description
+TOOL_CALL_FORMAT = "ToolCall"
+CALL_WRAPPER = "item"
+CALL_NAME = "Tool Name"
+# `agents/tool_calling/prompts.py` `ToolCallingAgentCycleDetectionPrompt`, its reply tool named
+NUDGE = "I can't see your answer. You must use the 'final_answer' tool to send me a message."
 
 
 def framed(system: System) -> bool:
@@ -113,6 +128,70 @@ def own_tools(system: System, tools: list[Any]) -> list[Any]:
     if not tools or not any(map(_reply_tool, islice(tools, SCAN_TOOLS))) or not framed(system):
         return tools
     return [tool for tool in tools[:SCAN_TOOLS] if not _reply_tool(tool)] + tools[SCAN_TOOLS:]
+
+
+def format_tools(body: Mapping[str, Any], system: System) -> list[dict[str, Any]]:
+    """The user's tools a BeeAI agent's request (`framed` of `system`) offers in its
+    `response_format` instead of `tools`, in the shape of a request's `tools`; none for any
+    other request.
+
+    Where the model's API does not take the `tool_choice` an agent forces ("required"; with a
+    base URL of its own, BeeAI's OpenAI adapter assumes it does not), BeeAI sends no `tools`
+    and asks for a JSON call of one of them (`ChatModel._force_tool_call_via_response_format`):
+    a `json_schema` named `TOOL_CALL_FORMAT` whose schema is an `anyOf` of each tool's call
+    (`{"name": {"const": <tool>, "description": CALL_NAME}, "parameters": <its schema>}`),
+    wrapped in `CALL_WRAPPER` for OpenAI, a list of them when calls may run in parallel, or one
+    tool's call alone (`_calls`). Unread, a tool agent's turn offered no tool: "What is the
+    weather in Paris, and what is 17 + 25? Use the tools." read math 0.45 and went to the
+    cloud (found in a live review). `final_answer` among them is its reply channel, no tool
+    (as in `own_tools`); the first `SCAN_TOOLS` calls are read."""
+    answer = body.get("response_format")
+    if not isinstance(answer, dict) or answer.get("type") != "json_schema":
+        return []
+    spec = answer.get("json_schema")
+    if not isinstance(spec, dict) or spec.get("name") != TOOL_CALL_FORMAT or not framed(system):
+        return []
+    calls = (_call_tool(call) for call in islice(_calls(spec.get("schema")), SCAN_TOOLS))
+    return [tool for tool in calls if tool is not None]
+
+
+def _call_tool(call: object) -> dict[str, Any] | None:
+    """One tool's call of BeeAI's `TOOL_CALL_FORMAT` schema as a request's tool (its name,
+    its parameters' schema); None for `final_answer` or a schema not of a call."""
+    fields = call.get("properties") if isinstance(call, dict) else None
+    name = fields.get("name") if isinstance(fields, dict) else None
+    if not isinstance(fields, dict) or not isinstance(name, dict):
+        return None
+    tool = name.get("const")
+    if name.get("description") != CALL_NAME or not isinstance(tool, str) or not tool:
+        return None
+    if tool == REPLY_TOOL:
+        return None
+    function = {"name": tool, "parameters": fields.get("parameters") or {}}
+    return {"type": "function", "function": function}
+
+
+def _calls(schema: object) -> list[Any]:
+    """The tools' calls of BeeAI's `TOOL_CALL_FORMAT` schema: under its wrapper's field
+    (`CALL_WRAPPER`) or not, in a list's items or not, an `anyOf` of them or one alone."""
+    node = schema
+    fields = node.get("properties") if isinstance(node, dict) else None
+    if isinstance(fields, dict) and CALL_WRAPPER in fields and "name" not in fields:
+        node = fields[CALL_WRAPPER]
+    if isinstance(node, dict) and isinstance(node.get("items"), dict):
+        node = node["items"]
+    if not isinstance(node, dict):
+        return []
+    union = node.get("anyOf")
+    return union if isinstance(union, list) else [node]
+
+
+def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
+    """Whether the user message `messages[index]` is the ToolCallingAgent's nudge (`NUDGE`),
+    sent when its model repeats a tool call, in a BeeAI agent's request (`framed` of
+    `system`): read as the ask, "I can't see your answer. ..." was tool_calling 0.80 whatever
+    the task (found in a live review); passed over, the task's ask before it is read."""
+    return one_text(messages[index]) == NUDGE and framed(system)
 
 
 def _reply_tool(tool: object) -> bool:

@@ -66,8 +66,9 @@ over, the user's words after one in the same text read alone
 (`classifier.terminal_assistant`). And Vanna's SQL prompt, a text-to-SQL library's: its
 example questions passed over to the user's question (`classifier.vanna`). And Taskmaster's
 research prompt, a task manager's: its query read alone (`classifier.taskmaster`). And BeeAI
-Framework's agents' asks: read out of "Your task: " and its ReActAgent's "Message: " and time
-(`classifier.beeai`).
+Framework's agents' asks: read out of "Your task: " and its ReActAgent's "Message: " and time,
+its ToolCallingAgent's nudge to call `final_answer` passed over, the tools it asks a call of
+in `response_format` offered (`classifier.beeai`).
 And gptcli's `dev` assistant's fixed user message and its "Understood.", which open its
 every run, passed over to the user's first ask (`classifier.gptcli`).
 
@@ -179,11 +180,12 @@ def system_words(system: str) -> str:
     return atomic_agents.system_words(griptape.system_words(langroid.system_words(system)))
 
 
-def offered_tools(system: System) -> list[dict[str, Any]]:
-    """The tools a framework lists in the system prompt `system` instead of sending them in
-    `tools` (langroid's, `classifier.langroid.offered`), in the shape of a request's `tools`:
-    read as offered where the request sends none (`classifier.request`)."""
-    return langroid.as_tools(langroid.offered(system))
+def offered_tools(body: Mapping[str, Any], system: System) -> list[dict[str, Any]]:
+    """The tools a framework offers elsewhere than in `tools`, in the shape of a request's
+    `tools`: listed in the system prompt `system` (langroid's, `classifier.langroid.offered`)
+    or in the `response_format` of `body` (BeeAI's, `classifier.beeai.format_tools`); read as
+    offered where the request sends none (`classifier.request`)."""
+    return langroid.as_tools(langroid.offered(system)) or beeai.format_tools(body, system)
 
 
 def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
@@ -215,6 +217,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or letta.passed_over(messages, index, system)
         or marvin.passed_over(messages, index, system)
         or agentscope.passed_over(messages, index)
+        or beeai.passed_over(messages, index, system)
     )
 
 

@@ -71,8 +71,15 @@ that call is its reply channel, as Letta's `send_message` and Marvin's end-turn 
 every turn was tool_calling 0.97 and local, a haiku and a proof that the square root of 2 is
 irrational too. Its ask, "Your task: <ask>", is read without those words; its ReActAgent's,
 "Message: <ask>" and "This message was created at <time>" under its text protocol ("#
-Available functions ..."), without either. Only under BeeAI's system prompts: a forced
-`final_answer` elsewhere is tool_calling, and the words elsewhere the user's.
+Available functions ..."), without either. Where it takes the forced choice for one the API
+lacks (its OpenAI adapter with a base URL of its own), it sends no `tools` and asks for a call
+as a `response_format` JSON schema named "ToolCall", an `anyOf` of the tools' calls: the tools
+named in it are offered, `final_answer` not (unread, "What is the weather in Paris, and what is
+17 + 25? Use the tools." offered none and read math 0.45, cloud). Its ToolCallingAgent's nudge
+after a repeated call, "I can't see your answer. You must use the 'final_answer' tool to send
+me a message.", is passed over, the task before it read. Only under BeeAI's system prompts: a
+forced `final_answer` elsewhere is tool_calling, a "ToolCall" schema elsewhere no tool offered,
+and the words elsewhere the user's.
 
 ### PraisonAI's and mem0's requests
 

@@ -183,8 +183,9 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         system_text = content_text(system.content)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
-    if not tools:  # a framework's tools listed in its system prompt's text (langroid's)
-        tools = frameworks.offered_tools(system)
+    if not tools:  # a framework's tools listed in its system prompt's text (langroid's) or
+        # asked for as its `response_format` (BeeAI's)
+        tools = frameworks.offered_tools(body, system)
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
         tools, tool_choice = legacy_tools(body, tools, tool_choice)

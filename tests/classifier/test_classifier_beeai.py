@@ -13,7 +13,7 @@ from __future__ import annotations
 import pytest
 
 from classifier import classify, explain
-from classifier.beeai import REPLY_DESCRIPTION, REPLY_LINE, REQUIREMENT_OPENING
+from classifier.beeai import NUDGE, REPLY_DESCRIPTION, REPLY_LINE, REQUIREMENT_OPENING
 from classifier.request import view
 from tests import recorded
 
@@ -28,6 +28,9 @@ REQUIREMENT = {
     "requirement-second.json": (PROOF, "math"),
 }
 WAR = "What were the main causes of World War I?"
+WEATHER = "What is the weather in Paris, and what is 17 + 25? Use the tools."
+# A tool agent's requests asking for its tools' calls in `response_format`, no `tools`
+FORMAT_TOOLS = ["requirement-tools.json", "tool-calling.json", "tool-calling-nudge.json"]
 
 
 def test_beeais_texts_are_the_ones_it_sends() -> None:
@@ -96,3 +99,51 @@ def test_the_wrappers_under_another_system_prompt_are_the_users(name: str) -> No
     assert not seen.reply_channel
     if "tools" in body:
         assert classify(body).label == "tool_calling"
+
+
+@pytest.mark.parametrize("name", FORMAT_TOOLS)
+def test_tools_asked_for_in_response_format_are_offered(name: str) -> None:
+    """With no `tools`, BeeAI asks for a call of one of its tools as a `ToolCall` JSON
+    schema: the user's tools in it are offered, `final_answer` not; the ask for them is tool
+    use (math 0.45, cloud, before: no tool offered)."""
+    body = captured(name)
+    assert "tools" not in body and body["response_format"]["json_schema"]["name"] == "ToolCall"
+    seen = view(body)
+    assert (seen.latest, seen.has_tools, seen.tool_names) == (WEATHER, True, "get_weather add")
+    assert (seen.tool_forced, seen.reply_channel) == (False, False)
+    assert classify(body).label == "tool_calling"
+
+
+@pytest.mark.parametrize("shape", ["parallel", "top-level", "top-level parallel", "one"])
+def test_each_shape_of_beeais_tool_call_schema_is_read(shape: str) -> None:
+    """`generate_tool_union_schema`'s other shapes: a list of calls (parallel calls), the
+    union unwrapped (adapters taking one at the top), one tool's call alone."""
+    body = captured("tool-calling.json")
+    schema = body["response_format"]["json_schema"]["schema"]
+    union = schema["properties"]["item"]
+    calls = {
+        "parallel": {"properties": {"item": {"type": "array", "items": union}}},
+        "top-level": union,
+        "top-level parallel": {"type": "array", "items": union},
+        "one": union["anyOf"][1],
+    }
+    body["response_format"]["json_schema"]["schema"] = calls[shape]
+    names = "add" if shape == "one" else "get_weather add"
+    assert view(body).tool_names == names
+
+
+def test_a_tool_call_schema_under_another_system_prompt_offers_nothing() -> None:
+    """Another app's `ToolCall` schema is its answer's form, no tool offered."""
+    body = recorded.with_system(captured("tool-calling.json"), OTHER)
+    assert (view(body).has_tools, view(body).tool_names) == (False, "")
+
+
+def test_the_tool_calling_agents_nudge_is_passed_over() -> None:
+    """ "I can't see your answer. You must use the 'final_answer' tool ..." after a repeated
+    call (tool_calling 0.80 read as the ask, before): the task before it is read, after the
+    tool's result; under another system prompt it is the user's."""
+    body = captured("tool-calling-nudge.json")
+    assert body["messages"][-1]["content"][0]["text"] == NUDGE
+    seen = view(body)
+    assert (seen.latest, seen.after_tool_result) == (WEATHER, True)
+    assert view(recorded.with_system(body, OTHER)).latest == NUDGE
