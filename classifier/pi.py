@@ -184,11 +184,13 @@ def _role(message: object) -> object:
 
 def _request_asks(messages: Sequence[Any], system: System) -> tuple[str, str] | None:
     """`_conversation_asks` of the user message of pi's summarization request: its system
-    prompt, then that one message; None for any other request."""
+    prompt, then that one message; None for any other request. The prompt comes in a system
+    message, or a developer message when the model is marked reasoning (pi's
+    `openai-completions` provider): the same request."""
     if (
         len(messages) != 2
         or system.prompt != SUMMARIZATION_SYSTEM
-        or _role(messages[0]) != "system"
+        or _role(messages[0]) not in ("system", "developer")
     ):
         return None
     text = one_text(messages[1]) if _role(messages[1]) == "user" else None

@@ -95,6 +95,22 @@ def test_a_compaction_is_read_as_the_conversation_it_summarises(
     assert ask_content(body["messages"][1], body["messages"]) == ask  # the ledger's prompt
 
 
+@pytest.mark.parametrize(
+    ("name", "routed"),
+    [("compaction-math", ("math", "cloud")), ("compaction-coding", ("coding", "local"))],
+)
+def test_a_compaction_with_a_developer_message_is_read_the_same(
+    name: str, routed: tuple[str, str]
+) -> None:
+    """pi sends its system prompt as a developer message whenever the model is marked
+    reasoning: the math session's compaction was coding 0.549 and local again."""
+    body = recorded(name)
+    body["messages"][0]["role"] = "developer"
+    assert not view(body).harness_cut
+    assert route(body) == routed
+    assert ask_content(body["messages"][1], body["messages"]) == view(recorded(name)).latest
+
+
 def test_a_prose_compaction_is_no_coding() -> None:
     assert classify(recorded("compaction-prose")).label in ("prose", "writing")
 
