@@ -18,6 +18,14 @@ then its fields, each `<name>value</name>` on a line of its own (`"\n".join` of 
 `CLOSING`, of `_LONGEST` characters at most. A reminder of other words (Claude Code's), a
 custom template, a field over several lines or the reminder beside the user's words in one
 text are read as before: cut, and a sign of a coding agent's session.
+
+Its RAG middleware (`agentscope/middleware/_rag.py`, `_DEFAULT_HINT_TEMPLATE`) sends what it
+retrieved for the ask alike, a user message of its own after it in the same tag: "Explain
+why the sky is blue in two sentences." with a retrieved passage was coding 0.778, reasoning
+0.833 alone (found in a review). Its hint is passed over too (`rag_hint`): one text,
+`RAG_OPENING`, the retrieved content, `RAG_CLOSING`, of `_RAG_LONGEST` characters at most.
+The retrieved content is no ask of the user's; a hint of other words (a custom
+`hint_template`) or beside the user's words is read as before.
 """
 
 from __future__ import annotations
@@ -37,13 +45,23 @@ CLOSING = "\n</system-reminder>"
 # The longest message read as the reminder: its fields are a time, a count of tasks, a token
 # count and a tool's name, a few hundred characters; a longer one is read as written.
 _LONGEST = 4096
+# `_DEFAULT_HINT_TEMPLATE`'s words before and after its `{context}`
+RAG_OPENING = (
+    "<system-reminder>The following content is retrieved from the knowledge base(s) and may be"
+    " helpful for the current request:\n<content>"
+)
+RAG_CLOSING = "</content></system-reminder>"
+# The longest message read as the RAG hint: at most 50 retrieved chunks (its `top_k`'s
+# bound) of 512 tokens (its chunker's default), about 100 KB; twice that for longer chunks.
+_RAG_LONGEST = 262144
 # One field: `<current-time>2026-12-07T05:20:28</current-time>`, on a line of its own
 _FIELD = re.compile(r"<([A-Za-z][\w-]{0,63})>[^\n]*</\1>")
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
-    """Whether the user message `messages[index]` is AgentScope's reminder (`reminder`)."""
-    return reminder(messages[index])
+    """Whether the user message `messages[index]` is AgentScope's reminder (`reminder`) or
+    its RAG hint (`rag_hint`)."""
+    return reminder(messages[index]) or rag_hint(messages[index])
 
 
 def reminder(message: object) -> bool:
@@ -56,3 +74,13 @@ def reminder(message: object) -> bool:
         return False
     fields = text[len(OPENING) : -len(CLOSING)]
     return bool(fields) and all(_FIELD.fullmatch(line) for line in fields.split("\n"))
+
+
+def rag_hint(message: object) -> bool:
+    """Whether `message` is one text, AgentScope's RAG hint whole: `RAG_OPENING`, the
+    retrieved content, `RAG_CLOSING`. The content is not read: the opening and the end tell
+    it, so a long one costs no more than a short one."""
+    text = one_text(message)
+    if text is None or not len(RAG_OPENING) + len(RAG_CLOSING) <= len(text) <= _RAG_LONGEST:
+        return False
+    return text.startswith(RAG_OPENING) and text.endswith(RAG_CLOSING)

@@ -112,6 +112,47 @@ def test_other_reminders_are_an_agents_text_as_before(text: str) -> None:
     assert view(chat(("user", ASK), ("user", text))).harness_cut is True
 
 
+def rag_hint(context: str) -> str:
+    """AgentScope 2.0.11's RAG hint (`agentscope/middleware/_rag.py`,
+    `_DEFAULT_HINT_TEMPLATE`) around `context`."""
+    return (
+        "<system-reminder>The following content is retrieved from the knowledge base(s) and"
+        f" may be helpful for the current request:\n<content>{context}</content>"
+        "</system-reminder>"
+    )
+
+
+RETRIEVED = "Rayleigh scattering: shorter wavelengths scatter more.\nThe sky is blue."
+
+
+def test_the_rag_hint_is_passed_over() -> None:
+    """Its RAG middleware's hint, a user message of one text part after the ask (its OpenAI
+    formatter's shape): read as a coding agent's text, the sky was coding 0.778 (reasoning
+    0.833 alone)."""
+    body = chat(("system", "You are a helpful assistant."), ("user", ASK), ("user", ""))
+    body["messages"][2]["content"] = [{"type": "text", "text": rag_hint(RETRIEVED)}]
+    alone = {**body, "messages": body["messages"][:2]}
+    seen = view(body)
+    assert (seen.latest, seen.harness_cut) == (ASK, False)
+    assert classify(body) == classify(alone)
+    assert classify(body).label == "reasoning"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        rag_hint(RETRIEVED) + "\nand what about sunsets?",  # the user's words after it
+        rag_hint(RETRIEVED).replace("knowledge base(s)", "docs"),  # a custom template
+        rag_hint("x" * 300_000),  # past the bound
+    ],
+)
+def test_other_hints_are_read_as_before(text: str) -> None:
+    """Not the hint whole: cut as a coding agent's text, or (past the harness blocks'
+    bound) read as the latest ask; never passed over."""
+    seen = view(chat(("user", ASK), ("user", text)))
+    assert (seen.latest, seen.harness_cut) != (ASK, False)
+
+
 def test_claude_codes_reminder_still_marks_its_session() -> None:
     """Claude Code's own reminder (its context before the first ask), a user message of its
     own in a plain chat body, is still an agent's text: the session is a coding agent's."""
