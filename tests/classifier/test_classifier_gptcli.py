@@ -76,6 +76,25 @@ def test_the_dev_pair_is_passed_over_only_in_its_place() -> None:
     assert first_ask(alone["messages"]) is alone["messages"][0]
 
 
+def test_the_fixed_words_typed_later_in_a_dev_run_are_read_as_written() -> None:
+    """Only the second message is the pair's: the same words as a later turn's ask are the
+    user's, its latest ask."""
+    body = copy.deepcopy(captured("dev-math.json"))
+    body["messages"] += [
+        {"role": "assistant", "content": "391"},
+        {"role": "user", "content": DEV_USER},
+    ]
+    assert view(body).latest == DEV_USER
+
+
+def test_an_understood_from_the_user_is_no_reply() -> None:
+    """The pair's "Understood." is the assistant's: sent as a user message after the fixed
+    words, both are the user's, the first ask the fixed words."""
+    body = copy.deepcopy(captured("dev-math.json"))
+    body["messages"][2]["role"] = "user"
+    assert first_ask(body["messages"]) is body["messages"][1]
+
+
 def test_the_bash_assistant_is_coding_whatever_it_asks() -> None:
     body = captured("bash-percent.json")
     seen = view(body)
@@ -96,7 +115,12 @@ def test_its_ask_alone_reads_otherwise() -> None:
 
 @pytest.mark.parametrize(
     "system",
-    ["Reply briefly. " + BASH_SYSTEM, BASH_SYSTEM.replace("shell commands", "poems")],
+    [
+        "Reply briefly. " + BASH_SYSTEM,
+        BASH_SYSTEM.replace("shell commands", "poems"),
+        # its opening words, another ending: the prompt is matched whole
+        BASH_SYSTEM.replace("You don't provide any explanations", "You explain each one"),
+    ],
 )
 def test_only_the_bash_prompt_at_its_start_counts(system: str) -> None:
     body = copy.deepcopy(captured("bash-percent.json"))
