@@ -101,6 +101,12 @@ def test_every_field_of_the_reminder_and_a_part_array_are_passed_over() -> None:
     [
         reminded(TIME) + "\nand what about sunsets?",  # the user's words after it
         f"{OPENING}{TIME}\n</system-reminder>".replace("Treat", "Take"),  # other words
+        # another reminder in the tag, as long as the opening, its lines all fields
+        "<system-reminder>"
+        + "Keep to the user's setup.".ljust(len(OPENING) - 18)
+        + "\n"
+        + TIME
+        + "\n</system-reminder>",
         reminded("the time is 05:20 UTC"),  # a field not in a tag
         reminded("<note>one\ntwo</note>"),  # a field over lines
         reminded("<current-time>" + "9" * 5000 + "</current-time>"),  # past the bound
