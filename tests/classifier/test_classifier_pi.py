@@ -192,3 +192,12 @@ def test_a_branch_summary_is_passed_over() -> None:
     summary = f"{BRANCH_OPENING}The user explored a different conversation branch.</summary>"
     body["messages"][1]["content"][0]["text"] = summary
     assert view(body).first == "Now add a type hint to add()."
+
+
+def test_a_summary_with_the_users_words_after_its_end_is_read_as_written() -> None:
+    """Only the summary whole is passed over: its opening and its end, as pi sends it."""
+    body = recorded("post-compaction")
+    text = body["messages"][1]["content"][0]["text"]
+    assert text.endswith("</summary>")
+    body["messages"][1]["content"][0]["text"] = text + "\n\nAlso rename add() to plus()."
+    assert view(body).first.endswith("Also rename add() to plus().")
