@@ -21,7 +21,7 @@ from classifier import classify, explain
 from classifier.fixed import TASK_RECORD_READING
 from classifier.request import view
 from classifier.rules import TASK_RECORD, rule_intent
-from classifier.taskmaster import ADD_TASK, EXPAND, PARSE_PRD, RESEARCH, UPDATE_TASK
+from classifier.taskmaster import ADD_TASK, EXPAND, PARSE_PRD, RESEARCH, UPDATE_TASK, WITHIN
 from router.config import DEFAULT_ROUTES
 from tests import recorded
 
@@ -152,6 +152,14 @@ def test_a_research_query_without_project_context_is_read_alone() -> None:
     start, end = text.index("\n\n\n# Project Context"), text.index("\n\n\n# Instructions")
     body["messages"][-1]["content"] = text[:start] + text[end:]
     assert view(body).latest == QUERY
+
+
+def test_a_query_past_the_bound_is_read_as_written() -> None:
+    """The query's end is looked for within `WITHIN` characters: a research prompt whose
+    "# Project Context" lies past it is read whole, not cut at its instructions (which would
+    read the project's context as the query)."""
+    body = researching("research.json", "How? " * (WITHIN // 5 + 1))
+    assert view(body).latest.startswith("# Research Query\n\n")
 
 
 def test_the_bodies_are_taskmasters() -> None:
