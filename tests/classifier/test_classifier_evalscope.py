@@ -71,9 +71,22 @@ def test_a_multiple_choice_question_is_read_by_its_question_and_choices(
     assert (intent.label, intent.source) == (label, "model")
 
 
-@pytest.mark.parametrize("template", MC_TEMPLATES)
-def test_every_template_is_read_by_its_question(template: str) -> None:
-    text = prompt(template, INTEGRAL, ["3", "6", "9", "12"])
+# Each of evalscope's 8 multiple-choice templates as its own `prompt()` filled it (evalscope
+# 1.14.1, `utils/multi_choices.py`): English and Chinese, single and multiple answers, with
+# and without "think step by step"; not built from the module under test
+FILLED = recorded.body(FIXTURES / "mc-prompts.json")
+
+
+def test_the_filled_templates_are_all_of_evalscopes() -> None:
+    assert len(FILLED) == len(MC_TEMPLATES) == 8
+    assert sum(name.startswith("CHINESE_") for name in FILLED) == 4
+    assert sum(name.endswith("_COT") for name in FILLED) == 4
+
+
+@pytest.mark.parametrize("name", sorted(FILLED))
+def test_every_template_is_read_by_its_question(name: str) -> None:
+    text = FILLED[name]
+    assert text.endswith("D) 12" + ("\n" if name.startswith("CHINESE_") else ""))
     asked_text = view(asked(text)).latest
     assert asked_text.startswith(INTEGRAL)
     assert "[LETTER" not in asked_text
@@ -89,6 +102,8 @@ def test_every_template_is_read_by_its_question(template: str) -> None:
         prompt(MC_TEMPLATES[0], INTEGRAL, ["3"]).replace("\n\nA) 3", ""),
         # a Chinese template's choices without their label
         prompt(CHINESE_MULTIPLE_ANSWER_TEMPLATE, INTEGRAL, ["3", "6"]).replace("选项：\n", ""),
+        # a Chinese template without its closing line break: not evalscope's whole
+        FILLED["CHINESE_SINGLE_ANSWER_TEMPLATE"].removesuffix("\n"),
         # the directive reworded
         prompt(MC_TEMPLATES[1], INTEGRAL, ["3", "6"]).replace("Think step", "Think hard, step"),
     ],
