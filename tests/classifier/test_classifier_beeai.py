@@ -147,3 +147,43 @@ def test_the_tool_calling_agents_nudge_is_passed_over() -> None:
     seen = view(body)
     assert (seen.latest, seen.after_tool_result) == (WEATHER, True)
     assert view(recorded.with_system(body, OTHER)).latest == NUDGE
+
+
+@pytest.mark.parametrize(
+    ("name", "system"),
+    [
+        ("requirement-haiku.json", "# Role\nAssume the role of a travel agent.\n"),
+        ("tool-calling.json", "Assume the role of a travel agent. Answer briefly."),
+    ],
+)
+def test_a_role_prompt_without_the_reply_line_is_no_beeais(name: str, system: str) -> None:
+    """Another app's prompt may open as BeeAI's agents' do: without their line on
+    `final_answer` its wrappers are the user's words and a forced `final_answer` a tool
+    call."""
+    seen = view(recorded.with_system(captured(name), system))
+    assert seen.latest.startswith("Your task: ")
+    assert not seen.reply_channel
+
+
+def test_a_final_answer_of_another_description_is_the_users_tool() -> None:
+    """Under BeeAI's own prompt, a `final_answer` tool described otherwise is no reply
+    channel of BeeAI's: forced, it is a tool call."""
+    body = captured("requirement-haiku.json")
+    body["tools"][0]["function"]["description"] = "Submit the final answer to the grader."
+    seen = view(body)
+    assert (seen.reply_channel, seen.has_tools) == (False, True)
+    assert classify(body).label == "tool_calling"
+
+
+def test_a_forced_call_of_another_tool_is_no_reply_channel() -> None:
+    """Only "required" or a call of `final_answer` itself is BeeAI's reply channel: a
+    choice naming the user's tool beside it is a forced tool call."""
+    body = captured("requirement-haiku.json")
+    weather = {
+        "type": "function",
+        "function": {"name": "get_weather", "description": "Get the weather.", "parameters": {}},
+    }
+    body["tools"].append(weather)
+    body["tool_choice"] = {"type": "function", "function": {"name": "get_weather"}}
+    seen = view(body)
+    assert (seen.tool_forced, seen.reply_channel) == (True, False)
