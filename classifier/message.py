@@ -140,6 +140,23 @@ def read_system(messages: Sequence[Any]) -> System:
     return System(one_text(first), opening_text(first), first.get("content"))
 
 
+class AskPair(NamedTuple):
+    """The first and the latest ask read out of one text of a tool's own (an Open WebUI
+    task's history, pi's summarization request's conversation), each a user message of its
+    text: the same object when they are one text (`classifier.asks.user_messages` reads them
+    as a chat's). One for both: each module had a NamedTuple and its builder of its own, alike
+    (found in review)."""
+
+    first: dict[str, Any]
+    latest: dict[str, Any]
+
+
+def ask_pair(first: str, latest: str) -> AskPair:
+    """The asks `first` and `latest` as user messages (`AskPair`)."""
+    last = {"role": "user", "content": latest}
+    return AskPair(last if first == latest else {"role": "user", "content": first}, last)
+
+
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
     """`read`, its last answer kept for the very text it was given (by identity: a string
     never changes, and the one kept is held, so its id is never another's). A framework's

@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import Any, NamedTuple
+from typing import Any
 
-from classifier.message import one_text, per_text
+from classifier.message import AskPair, ask_pair, one_text, per_text
 
 TASK = "### Task:\n"
 # Each task's sentence after `TASK`, as far as it is fixed: 0.12.4's, then 0.5-0.6's
@@ -89,15 +89,6 @@ _FENCE = "```"
 FIRST_TURNS = 2
 
 
-class TaskAsks(NamedTuple):
-    """The first and the latest ask of a task request, each a user message of its text: the
-    same object when they are one text (`classifier.asks.user_messages` reads them as a
-    chat's)."""
-
-    first: dict[str, Any]
-    latest: dict[str, Any]
-
-
 def task_ask(message: object, messages: Sequence[Any]) -> object:
     """The chat's latest ask inside Open WebUI's task text when `message` is a task request's
     (the last message, after system messages alone, one text in one of its templates): what
@@ -107,18 +98,14 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
     return read[1] if read is not None else sent
 
 
-def task_asks(messages: Sequence[Any]) -> TaskAsks | None:
+def task_asks(messages: Sequence[Any]) -> AskPair | None:
     """The chat's first and latest ask when `messages` are a task request (`task_ask`), as
     user messages; None for any other request."""
     message = messages[-1] if messages else None
     if not isinstance(message, dict) or message.get("role") != "user":
         return None
     read = _task_text(message, messages)
-    if read is None:
-        return None
-    latest = {"role": "user", "content": read[1]}
-    first = latest if read[0] == read[1] else {"role": "user", "content": read[0]}
-    return TaskAsks(first, latest)
+    return None if read is None else ask_pair(*read)
 
 
 def _task_text(message: object, messages: Sequence[Any]) -> tuple[str, str] | None:

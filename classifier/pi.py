@@ -38,9 +38,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any
 
-from classifier.message import System, one_text, per_text
+from classifier.message import AskPair, System, ask_pair, one_text, per_text
 
 # `SUMMARIZATION_SYSTEM_PROMPT` (`core/compaction/utils.js`)
 SUMMARIZATION_SYSTEM = (
@@ -131,23 +131,11 @@ _ENTRY = re.compile(
 _AFTER = 4096
 
 
-class SummarizedAsks(NamedTuple):
-    """The first and the latest ask of the conversation a summarization request holds, each
-    a user message of its text: the same object when they are one text."""
-
-    first: dict[str, Any]
-    latest: dict[str, Any]
-
-
-def summarized_asks(messages: Sequence[Any], system: System) -> SummarizedAsks | None:
+def summarized_asks(messages: Sequence[Any], system: System) -> AskPair | None:
     """The first and the latest ask of the conversation when `messages` (of the system
     prompt `system`) are pi's summarization request; None for any other request."""
     read = _request_asks(messages, system)
-    if read is None:
-        return None
-    latest = {"role": "user", "content": read[1]}
-    first = latest if read[0] == read[1] else {"role": "user", "content": read[0]}
-    return SummarizedAsks(first, latest)
+    return None if read is None else ask_pair(*read)
 
 
 def task_ask(message: object, messages: Sequence[Any], system: System) -> object:
