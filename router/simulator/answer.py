@@ -3,7 +3,8 @@
 Coding prompts get a fenced Python block (calling the functions a prompt shows as provided,
 `dataprompt`), a prompt asking for a SQL query a ```sql block over the first table its
 schema shows, arithmetic gets `\\boxed{}`, offered tools get a
-call to the first (or the named) tool with arguments built from its JSON schema, a tool
+call to the tool `tool_choice` names, else the one the ask names (`asked_tool`), else the
+first, with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
 one called last, `tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
@@ -30,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.simulator import dataprompt
+from router.simulator.asked_tool import asked_index, expression_arguments
 from router.simulator.instances import JSON_OBJECT, arguments_for, structured
 from router.simulator.prompted import asked_json, framed
 
@@ -298,21 +300,37 @@ def _evaluate_first(text: str) -> tuple[str, str] | None:
 
 
 def tool_call(prompt: Prompt) -> ToolCall:
+    """A call of the forced tool, else `_next_tool`'s. A tool the ask named (not one
+    `tool_choice` forced, nor the first by default) that takes one plain string gets the
+    ask's arithmetic expression where it holds one (`asked_tool.expression_arguments`):
+    Langflow's `evaluate_expression` got the prompt's first words."""
     tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
-    tool = tool or _next_tool(prompt)
-    return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
+    if tool is not None:
+        return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
+    tool = _next_tool(prompt)
+    found = _evaluate_first(ends(prompt.user)) if tool is _asked_tool(prompt) else None
+    expression = expression_arguments(tool.schema, found[0].strip()) if found else None
+    return ToolCall(tool.name, json.dumps(expression or arguments_for(tool.schema, prompt.user)))
+
+
+def _asked_tool(prompt: Prompt) -> ToolSpec | None:
+    """The offered tool the latest user ask names (`asked_tool.asked_index`), read within
+    its head and tail as the keyword rules read it (`ends`)."""
+    index = asked_index([tool.name for tool in prompt.tools], ends(prompt.user))
+    return None if index is None else prompt.tools[index]
 
 
 def _next_tool(prompt: Prompt) -> ToolSpec:
-    """The tool a call goes to when none is named: the first; under a forced choice
-    (`"required"`, Anthropic's `any`), once the conversation holds a call of one offered,
-    the tool after it in the list (the last stays the last). An agent offers its function
+    """The tool a call goes to when `tool_choice` names none: the one the ask names ("use
+    evaluate_expression", "get weather" for `get_weather`), else the first; under a forced
+    choice (`"required"`, Anthropic's `any`), once the conversation holds a call of one
+    offered, the tool after it in the list (the last stays the last). An agent offers its function
     tools and then its output tool (pydantic-ai's `final_result`, smolagents'
     `final_answer`) and forces a call: calling the first tool every time, the simulator
     never let one finish (pydantic-ai stopped at its request limit, found in review)."""
     names = [tool.name for tool in prompt.tools]
     if not prompt.tool_required or prompt.last_called not in names:
-        return prompt.tools[0]
+        return _asked_tool(prompt) or prompt.tools[0]
     return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
 
 

@@ -1,0 +1,83 @@
+"""The offered tool a user's ask names, and an arithmetic argument for a tool that takes one.
+
+The simulator called the first tool offered whatever the ask said: Langflow's Agent with
+`[get_current_date, evaluate_expression]`, asked to compute 1234 * 5678, called
+`get_current_date` with the time zone "What is 1234 * 5678? Use", and pi called `read` for
+every prompt (three live reviews of demo mode). A user trying an agent there saw nonsense
+calls. Names only: a word like "calculate" in the ask is too loose a hint to pick a tool by
+(a description mentions many things), and a name is what a user types to mean a tool.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+# a word as a name spells it: an upper-case run (`JSON` of `parseJSON`), a capitalised or
+# lower-case run (`get`, `Weather`), or digits; `_`, `-`, `.` and spaces separate
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# what an agent writes into the user's message for the model, not the user's ask
+_INJECTED = re.compile(r"<(system-reminder|system)>.*?</\1>", re.S)
+
+
+def words(text: str) -> list[str]:
+    """`text`'s words, lower-cased, snake, kebab and camel case split: `get_weather`,
+    `getWeather` and "get weather" all read as `["get", "weather"]`."""
+    return [word.lower() for word in _WORD.findall(text)]
+
+
+def asked_index(names: Sequence[str], ask: str) -> int | None:
+    """Which of the tools `names` the ask names, or None when it names none.
+
+    A tool is named when its name's words stand together, in order, among the ask's words
+    (its exact name, any case, or its words written apart: "get weather" names
+    `get_weather`); words scattered about do not name it (Marvin's task text holds `mark`,
+    `task`, `successful` and its id's parts, not `MarkTaskSuccessful_f7674b16`). Text an
+    agent adds to the user's message for the model (Claude Code's `<system-reminder>`
+    listing its tools, gptme's `<system>` nag) is not the ask, and is left out. Where the
+    ask names several, the longest name wins (the more specific: "web search" names
+    `search` and `web_search`), then the one named first, then the first in the list: one
+    answer for one prompt."""
+    said = words(_INJECTED.sub(" ", ask))
+    named: list[tuple[int, int, int]] = []
+    for index, name in enumerate(names):
+        place = _place(words(name), said)
+        if place is not None:
+            named.append((-len(words(name)), place, index))
+    return min(named)[2] if named else None
+
+
+def _place(parts: list[str], said: list[str]) -> int | None:
+    """Where `parts` first stand together in `said`, None where they never do."""
+    if not parts:
+        return None
+    width = len(parts)
+    return next((at for at in range(len(said) - width + 1) if said[at : at + width] == parts), None)
+
+
+def expression_arguments(schema: dict[str, Any], expression: str) -> dict[str, Any] | None:
+    """`{field: expression}` for a tool whose schema is one plain string field (Langflow's
+    `evaluate_expression(expression: str)`), else None.
+
+    Only where the schema leaves no doubt where the expression goes: one property, typed
+    `string`, with no `enum`, `const`, `format` or `pattern` the expression might break,
+    its length within the field's bounds, and nothing else required. A number field takes
+    no expression, and a second field would leave which one takes it a guess."""
+    props = schema.get("properties")
+    if not isinstance(props, dict) or len(props) != 1:
+        return None
+    ((field, spec),) = props.items()
+    if not isinstance(field, str) or not isinstance(spec, dict) or spec.get("type") != "string":
+        return None
+    if any(key in spec for key in ("enum", "const", "format", "pattern")):
+        return None
+    least, most = spec.get("minLength", 0), spec.get("maxLength", len(expression))
+    if not isinstance(least, int) or not isinstance(most, int):
+        return None
+    if not least <= len(expression) <= most:
+        return None
+    required = schema.get("required", [])
+    if not isinstance(required, list) or any(name != field for name in required):
+        return None
+    return {field: expression}

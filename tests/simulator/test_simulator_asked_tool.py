@@ -1,0 +1,110 @@
+"""A call goes to the offered tool the ask names, not always the first.
+
+Langflow's Agent (its two tools as it sends them, seen in a live review of demo mode)
+offered `[get_current_date, evaluate_expression]`; asked to compute, the simulator called
+`get_current_date` with the time zone "What is 1234 * 5678? Use", and pi got `read` for
+every prompt. An ask that names a tool (its name, or its words written apart) now gets that
+tool, and a tool taking one string gets the ask's arithmetic; an ask naming none still gets
+the first, with the same arguments as before. Through the official openai SDK, a real
+socket, the simulator."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import openai
+import pytest
+
+from router.simulator import SimThread
+
+MODEL = "tiny"
+
+
+def tool(name: str, description: str, field: str) -> dict[str, Any]:
+    """A chat tool of one required string field, as Langflow's StructuredTools send it."""
+    parameters = {
+        "type": "object",
+        "properties": {field: {"type": "string", "description": description}},
+        "required": [field],
+    }
+    return {"type": "function", "function": {"name": name, "parameters": parameters}}
+
+
+LANGFLOW = [
+    tool("get_current_date", "Get the current date and time in a time zone", "timezone"),
+    tool("evaluate_expression", "Evaluate a basic arithmetic expression", "expression"),
+]
+WEATHER = [
+    tool("get_current_date", "Get the current date and time in a time zone", "timezone"),
+    tool("get_weather", "Get the weather for a city", "city"),
+]
+
+
+def called(sim: SimThread, tools: list[dict[str, Any]], ask: str, **fields: Any) -> Any:
+    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    messages = [{"role": "user", "content": ask}]
+    reply = sdk.chat.completions.create(model=MODEL, messages=messages, tools=tools, **fields)
+    (call,) = reply.choices[0].message.tool_calls or []
+    function = call.function  # type: ignore[union-attr]
+    return function.name, json.loads(function.arguments)
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_an_ask_naming_a_tool_calls_it_with_its_arithmetic(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    sim = start_sim(profile=profile)
+    ask = "What is 1234 * 5678? Use evaluate_expression."
+    assert called(sim, LANGFLOW, ask) == ("evaluate_expression", {"expression": "1234 * 5678"})
+
+
+def test_a_tool_named_in_words_is_called(start_sim: Callable[..., SimThread]) -> None:
+    """ "get weather" names `get_weather`, second in the list; its field keeps its hint."""
+    ask = "Please get weather for Paris."
+    assert called(start_sim(), WEATHER, ask) == ("get_weather", {"city": "Paris"})
+
+
+def test_an_ask_naming_no_tool_calls_the_first_as_before(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """ "the calculator" is no tool's name: the first tool, the prompt's first words."""
+    ask = "What is 1234 * 5678? Use the calculator."
+    expected = ("get_current_date", {"timezone": "What is 1234 * 5678? Use"})
+    assert called(start_sim(), LANGFLOW, ask) == expected
+
+
+def test_a_forced_tool_wins_over_the_named_one(start_sim: Callable[..., SimThread]) -> None:
+    """A named `tool_choice` is called whatever the ask says, with the usual arguments."""
+    forced = {"type": "function", "function": {"name": "get_current_date"}}
+    ask = "What is 1234 * 5678? Use evaluate_expression."
+    name, _ = called(start_sim(), LANGFLOW, ask, tool_choice=forced)
+    assert name == "get_current_date"
+
+
+def test_a_named_tool_of_two_fields_gets_no_expression(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Where the schema leaves which field takes the expression a guess, none does."""
+    both = tool("evaluate_expression", "Evaluate", "expression")
+    both["function"]["parameters"]["properties"]["precision"] = {"type": "integer"}
+    ask = "Use evaluate_expression on 2 + 3 please"
+    name, arguments = called(start_sim(), [LANGFLOW[0], both], ask)
+    assert (name, arguments) == (
+        "evaluate_expression",
+        {"expression": "Use evaluate_expression on 2 + 3"},
+    )
+
+
+def test_words_scattered_or_in_an_agents_reminder_name_no_tool(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Claude Code's `<system-reminder>` and gptme's `<system>` nag in the user's message
+    are the agent's text, not the ask; "weather ... get" is not "get weather". Both stay
+    with the first tool."""
+    sim = start_sim()
+    reminder = "<system-reminder>You may get_weather.</system-reminder> Hello there"
+    assert called(sim, WEATHER, reminder)[0] == "get_current_date"
+    assert called(sim, WEATHER, "<system>use get_weather</system> hi")[0] == "get_current_date"
+    assert called(sim, WEATHER, "The weather, can you get it?")[0] == "get_current_date"
