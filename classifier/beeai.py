@@ -220,3 +220,28 @@ def task_ask(message: object, system: System) -> object:
         ask = text[len(REACT_PREFIX) : None if created is None else created.start()]
         return ask or content
     return content
+
+
+# A tool's line in RequirementAgent's system prompt, whether it may be called now, and what a
+# conversation's key reads for it (`without_flags`)
+_ALLOWED = re.compile(r"^Allowed: (?:True|False)$", re.MULTILINE)
+ALLOWED = "Allowed: <now>"
+_FLAG_CHARS = len("Allowed: False")  # the longest flag's line
+
+
+def without_flags(system: str, chars: int) -> str:
+    """The first `chars` characters of `system` as they read with each of its tools' flags
+    (`_ALLOWED`) read as `ALLOWED`, when it is a RequirementAgent's prompt (it opens
+    `REQUIREMENT_OPENING`); any other as it is, whole.
+
+    The agent writes `Allowed: True` or `Allowed: False` after each tool, as its
+    requirements allow the tool step by step: keyed as sent, one tool run was a conversation
+    per flag (found running BeeAI Framework 0.1.85; `router.conversation`). Only its prompt:
+    another app's "Allowed: True" line is its own text, and read over every prompt whole the
+    rule made a 190 KB prompt's key three times as slow (found in review). Read no further
+    than `_FLAG_CHARS` past `chars`: a flag never shortens its line, so a line read anew
+    within the first `chars` lies whole within them, its line's end too; one cut off at that
+    end (its line not ended, "Allowed: True" of "Allowed: Truer") starts past `chars`."""
+    if not system.startswith(REQUIREMENT_OPENING):
+        return system
+    return _ALLOWED.sub(ALLOWED, system[: chars + _FLAG_CHARS])[:chars]

@@ -14,6 +14,7 @@ from typing import Any
 
 from classifier import (
     adk,
+    beeai,
     browser_use,
     crewai,
     dspy,
@@ -58,10 +59,6 @@ _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
 # A content part's prompt-caching marks (`said`): Anthropic's and OpenRouter's, litellm's
 CACHE_MARKS = ("cache_control",)
-# A tool's line in BeeAI's RequirementAgent system prompt, whether it may be called now, and
-# what the key reads for it (`_unchanging`)
-_ALLOWED = re.compile(r"^Allowed: (?:True|False)$", re.MULTILINE)
-ALLOWED = "Allowed: <now>"
 # Open WebUI's chat id header (its `FORWARD_SESSION_INFO_HEADER_CHAT_ID`, by default), and the
 # prefixes of a temporary chat's (`session_id`)
 OPEN_WEBUI_CHAT = "x-openwebui-chat-id"
@@ -286,10 +283,10 @@ def _unchanging(system: str) -> str:
     updates during the conversation (`classifier.mastra.without_working_memory`): each
     update made the next turn another conversation, and a chat pinned to the cloud went
     local on its second turn (found in a review of agent frameworks). Nor whether a tool may
-    be called now (`_ALLOWED`): BeeAI's RequirementAgent lists its tools with `Allowed: True`
-    or `Allowed: False` after each, as its requirements allow them step by step, and one
-    tool run was a conversation per flag (found running BeeAI Framework 0.1.85)."""
-    return _ALLOWED.sub(ALLOWED, without_working_memory(without_snapshot(system)))
+    be called now in BeeAI's RequirementAgent's (`classifier.beeai.without_flags`), read only
+    as far as `clockless` reads."""
+    system = without_working_memory(without_snapshot(system))
+    return beeai.without_flags(system, KEY_CHARS + _CLOCK_SPAN)
 
 
 def said(content: object) -> object:

@@ -18,7 +18,7 @@ from typing import Any
 
 import anthropic
 
-from router.conversation import conversation_key
+from router.conversation import KEY_CHARS, conversation_key
 from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
 from tests.harness import Collect, RunningRouter
 from tests.resilience.conftest import until
@@ -170,3 +170,35 @@ def test_content_without_a_mark_keys_as_it_always_did() -> None:
     marked_parts[0]["content"][0]["cache_control"] = MARK
     marked_parts[1]["content"][1]["cache_control"] = MARK
     assert conversation_key({"messages": marked_parts}, {}, "c", b"secret") == "a4581eaf0985dfe1"
+
+
+def test_another_apps_allowed_lines_key_as_they_always_did() -> None:
+    """Only RequirementAgent's prompt has its flags read anew (`classifier.beeai.without_flags`):
+    another app's "Allowed: True" lines are its own text, keyed as before the rule (the key
+    the router made at d94e41c9); two such prompts differing in a flag are two conversations."""
+    system = (
+        "You review pull requests.\n\nName: lint\nAllowed: True\n\nName: deploy\nAllowed: False\n"
+    )
+    messages = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": "Review this change."},
+    ]
+    assert conversation_key({"messages": messages}, {}, "c", b"secret") == "c0a7231de9867072"
+    flipped = copy.deepcopy(messages)
+    flipped[0]["content"] = system.replace("Allowed: False", "Allowed: True")
+    assert conversation_key({"messages": flipped}, {}, "c", b"secret") != "c0a7231de9867072"
+
+
+def test_a_requirement_agents_flags_key_alike_wherever_the_key_cuts() -> None:
+    """Its flags read anew as far as the key reads (`KEY_CHARS`): a flag's line just before
+    the cut, across it or just past it keys alike whatever the flag says."""
+    for pad in range(KEY_CHARS - 40, KEY_CHARS + 40, 3):
+        head = ROLE + "x" * (pad - len(ROLE)) + "\n"
+        ask = {"role": "user", "content": ASKS[0]}
+        keys = {
+            conversation_key(
+                {"messages": [{"role": "system", "content": head + flag}, ask]}, {}, "c"
+            )
+            for flag in ("Allowed: True\n" + "z" * 99, "Allowed: False\n" + "z" * 99)
+        }
+        assert len(keys) == 1, pad
