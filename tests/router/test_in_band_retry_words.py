@@ -26,6 +26,7 @@ from tests.harness import (
     RunningRouter,
     chat_chunk,
     config_for,
+    openai_via_litellm,
     router,
     scripted_stream,
     simulator,
@@ -145,3 +146,39 @@ def test_a_refusal_says_no_retry_words(setup: tuple[Running, RunningRouter], fau
     assert isinstance(own, openai.BadRequestError)
     for refused in (in_band, own):
         assert not PI_RETRY.search(refused.message), refused.message
+
+
+# Through a litellm backend (`router.backends.litellm_errors`), which raises each its own
+# way: a connection broken mid-reply (the simulator's cut), and a stream that ends cleanly
+# before its finish reason, with `[DONE]` or without (`SHORT`)
+
+
+def litellm_config(upstream: Running, path: Path) -> Any:
+    """A router whose one backend, `local`, is litellm speaking OpenAI's chat to `upstream`."""
+    data = config_for({"local": upstream}, path).model_dump()
+    data["backends"] = [openai_via_litellm("local", upstream.url, "local-model")]
+    return parse(data)
+
+
+def test_a_litellm_backends_cut_says_it_in_words_clients_retry_on(
+    setup: tuple[Running, RunningRouter], fault: Any, tmp_path: Path
+) -> None:
+    local, _ = setup
+    fault("cut_stream")
+    with router(litellm_config(local, tmp_path)) as proxy:
+        chat = chat_failure(proxy, "local")
+    assert PI_RETRY.search(chat.message), chat.message
+    assert chat.code == "upstream_cut"
+
+
+@pytest.mark.parametrize("end", SHORT)
+def test_a_litellm_stream_that_ends_short_says_it_in_words_clients_retry_on(
+    tmp_path: Path, end: str
+) -> None:
+    with (
+        scripted_stream(SHORT[end]) as upstream,
+        router(litellm_config(upstream, tmp_path)) as proxy,
+    ):
+        chat = chat_failure(proxy, "local")
+    assert PI_RETRY.search(chat.message), chat.message
+    assert chat.code == "upstream_cut"
