@@ -119,3 +119,16 @@ def test_the_order_of_session_ids(pinning: tuple[RunningRouter, Collect]) -> Non
     )
     assert seen[0] == seen[1] != seen[2]
     assert seen[3] == seen[4] and seen[5] == seen[6] and seen[3] not in (seen[0], seen[5])
+
+
+def test_x_session_affinity_comes_before_session_id(pinning: tuple[RunningRouter, Collect]) -> None:
+    """Sent both, with different values, the session is `x-session-affinity`'s."""
+    seen = conversations(
+        pinning,
+        [
+            pi_turn(None, **{"x-session-affinity": "019a-pi-g", "session_id": "019a-pi-h"}),
+            pi_turn(None, **{"x-session-affinity": "019a-pi-g"}),
+            pi_turn(None, **{"session_id": "019a-pi-h"}),
+        ],
+    )
+    assert seen[0] == seen[1] != seen[2]

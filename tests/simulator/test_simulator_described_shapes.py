@@ -177,6 +177,25 @@ def test_a_described_shape_needs_an_ask_and_plain_json_is_not_read() -> None:
     assert found.schema["properties"] == {"name": {"type": "string"}, "age": {"type": "integer"}}
 
 
+@pytest.mark.parametrize(
+    "lead",
+    ["Each user should follow this JSON structure:", "Here is one task, written out:"],
+    ids=["another_noun", "no_shape_named"],
+)
+def test_a_wrapper_holds_only_a_shape_whose_sentence_names_its_noun_and_a_shape(
+    lead: str,
+) -> None:
+    """The "tasks" wrapper asked for, and a shape whose sentence names another noun, or
+    names the task but no shape (`prompted._names`): the shape is not put in the wrapper."""
+    shape = '{\n  "id": number,\n  "name": string\n}'
+    ask = 'Respond with a JSON object with a "tasks" property containing an array of task objects.'
+    found = asked_json(ask, f"{lead}\n{shape}")
+    assert found is None or "tasks" not in (found.schema or {}).get("properties", {})
+    wrapped = asked_json(ask, f"Each task should follow this JSON structure:\n{shape}")
+    assert wrapped is not None and wrapped.schema is not None
+    assert list(wrapped.schema["properties"]) == ["tasks"]
+
+
 def test_the_scan_is_bounded() -> None:
     """Many openings that read to nothing end the scan within its tries, and a block is
     read within its span, whatever follows."""
