@@ -12,7 +12,8 @@ from the words of its line (`_kind`), every field required. Whose fields they ar
 caller's to read (`prompted._described`).
 
 Bounded: texts longer than `shown_forms.LONGEST` are not read, a line is matched anchored
-with no nested repeats, and `_MOST` fields make a list at most.
+with no nested repeats, and a list's first `_MOST` fields are read (a longer list is one
+object still, not one of `_MOST` and another of the rest).
 """
 
 from __future__ import annotations
@@ -35,8 +36,8 @@ _KEPT = re.compile(r'\bmust\s+be\s+"([\w.-]{1,32})"', re.I)  # a value the answe
 
 
 def listed_fields(text: str) -> Iterator[Described]:
-    """The runs of two or more `- name: ...` lines in `text`, each as an object's schema,
-    with where the run starts and ends."""
+    """The runs of two or more `- name: ...` lines in `text`, each as an object's schema
+    (its first `_MOST` fields), with where the run starts and ends."""
     if len(text) > LONGEST or ":" not in text:
         return
     properties: dict[str, Any] = {}
@@ -44,10 +45,11 @@ def listed_fields(text: str) -> Iterator[Described]:
     at = 0
     for line in text.splitlines(keepends=True):
         found = _LINE.fullmatch(line.rstrip("\r\n"))
-        if found is not None and len(properties) < _MOST:
+        if found is not None:
             if not properties:
                 start = at
-            properties.setdefault(found.group(1), _kind(found.group(2)))
+            if len(properties) < _MOST:  # past it the run goes on, its fields not read
+                properties.setdefault(found.group(1), _kind(found.group(2)))
             end = at + len(line)
         elif properties:
             if len(properties) > 1:

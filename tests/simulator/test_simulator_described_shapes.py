@@ -24,6 +24,7 @@ import pytest
 
 from router.simulator import SimThread
 from router.simulator.described import described_shapes
+from router.simulator.field_lists import listed_fields
 from router.simulator.prompted import asked_json
 from tests import recorded
 
@@ -204,3 +205,14 @@ def test_the_scan_is_bounded() -> None:
     assert list(described_shapes('{"a": ' * 64 + shape)) == []  # past its 64 tries
     assert list(described_shapes('{"a": [' + "1, " * 5_000 + "number]}")) == []  # past the span
     assert list(described_shapes(" " * 300_000 + shape)) == []  # past its length
+
+
+def test_a_list_longer_than_its_bound_is_one_object_of_the_first_fields() -> None:
+    """70 field lines: one object of the first 64 fields, spanning the whole run; it was
+    one of 64 and another of the last 6."""
+    lines = "".join(f"- field{n}: an integer\n" for n in range(70))
+    text = f"Respond with a JSON object with these fields:\n{lines}Thanks."
+    found = list(listed_fields(text))
+    assert len(found) == 1
+    assert list(found[0].schema["properties"]) == [f"field{n}" for n in range(64)]
+    assert text[found[0].start : found[0].end] == lines
