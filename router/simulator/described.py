@@ -38,7 +38,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from router.simulator.shown_forms import LONGEST
+from router.simulator.shown_forms import LONGEST, SENTENCE_END
 
 _DECODER = json.JSONDecoder()
 _TRIES = 64  # blocks read in one text at most
@@ -116,7 +116,7 @@ def wrappers(text: str) -> Iterator[Wrapper]:
         if count >= _TRIES:
             return
         rest = text[found.end() : found.end() + _HOLDS_LEAD]
-        rest = re.split(r"[.!?](?=\s)|\n", rest, maxsplit=1)[0]
+        rest = SENTENCE_END.split(rest, maxsplit=1)[0]
         holds = _HOLDS.match(rest.lstrip(" ,"))
         if holds is not None:
             key = found.group(1) or found.group(2)

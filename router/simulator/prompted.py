@@ -214,7 +214,7 @@ def _described(user: str, system: str) -> Asked | None:
 def _names(lead: str, noun: str) -> bool:
     """Whether the sentence `lead` ends with names `noun` and a shape ("Each task should
     follow this JSON structure:")."""
-    sentence = _SENTENCE_END.split(lead.rstrip())[-1]
+    sentence = _last_sentence(lead)
     named = re.search(r"\b" + re.escape(noun) + r"s?\b", sentence, re.I)
     return bool(named and _SHAPE_WORD.search(sentence))
 
@@ -239,7 +239,7 @@ def _listed(text: str, other: str) -> Asked | None:
     other JSON (`_INSIDE`: ragas's schema's `"required": ["statements"]`)."""
     for value, start, end in string_lists(text):
         lead = _FENCE_OPENING.sub("", text[max(0, start - _LEAD) : start].rstrip()).rstrip()
-        sentence = _SENTENCE_END.split(lead)[-1]
+        sentence = _last_sentence(lead)
         if (
             not _INSIDE.search(sentence)
             and _LIST_ASK.search(sentence)
@@ -287,13 +287,18 @@ def _introduced(lead: str) -> bool:
     opening) asks for the answer in JSON (`_ANSWER`), and neither asks something be done to
     the JSON shown (`_ABOUT`) nor names a tool, action or arguments."""
     lead = _FENCE_OPENING.sub("", lead.rstrip()).rstrip()
-    sentence = _SENTENCE_END.split(lead)[-1]
+    sentence = _last_sentence(lead)
     return bool(
         _JSON.search(sentence)
         and _ANSWER.search(sentence)
         and not _ABOUT.search(sentence)
         and not _TOOLISH.search(sentence)
     )
+
+
+def _last_sentence(lead: str) -> str:
+    """The sentence the text `lead` ends with (the one leading into what follows it)."""
+    return _SENTENCE_END.split(lead.rstrip())[-1]
 
 
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:

@@ -51,7 +51,8 @@ _HEADING_LEAD = 120  # characters before the opening marker read for that headin
 _WRAP_ASK = re.compile(
     r"\b(?:output|answer|respon(?:d|se)|reply|return|wrap(?:ped|s)?|enclose[ds]?)\b", re.I
 )
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+# A sentence's end: its stop before a space, or a line's end (`described.wrappers` too)
+SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
 _SENTENCE = 200  # characters either side of a marker's mention read for its sentence
 
 
@@ -129,8 +130,8 @@ def _asked_wrapped(text: str, tag: str, start: int, end: int) -> bool:
     for _ in range(_TRIES):  # the marker's mentions, the first few
         if at < 0:
             return False
-        lead = _SENTENCE_END.split(rest[max(0, at - _SENTENCE) : at])[-1]
-        tail = _SENTENCE_END.split(rest[at : at + _SENTENCE])[0]
+        lead = SENTENCE_END.split(rest[max(0, at - _SENTENCE) : at])[-1]
+        tail = SENTENCE_END.split(rest[at : at + _SENTENCE])[0]
         if _WRAP_ASK.search(lead + tail):
             return True
         at = rest.find(marker, at + len(marker))

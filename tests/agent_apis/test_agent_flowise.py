@@ -16,7 +16,7 @@ from typing import Any
 import openai
 import pytest
 
-from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.agent_apis.sticky_stack import conversations
 from tests.harness import Collect, RunningRouter
 
 KEYS = {"flowise": "sk-flowise-5c1e"}
@@ -40,23 +40,16 @@ def prediction(session: str | None, **extra: Any) -> dict[str, Any]:
     return body
 
 
-def conversations(proxy: tuple[RunningRouter, Collect], bodies: list[dict[str, Any]]) -> list[Any]:
-    """The ledger's conversation of each of `bodies`, sent in order by Flowise's caller."""
-    headers = [pinned_headers(proxy, KEYS["flowise"], body) for body in bodies]
-    rows = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
-    assert len(rows) == len(bodies) and all(row[1] is not None for row in rows)
-    return [row[1] for row in rows]
-
-
 def test_two_sessions_that_open_alike_are_two_conversations(
     pinning: tuple[RunningRouter, Collect],
 ) -> None:
     """Without the header the two chats are one conversation (as they were); with it, two,
     and each session's later request is its own one."""
-    unnamed, again = conversations(pinning, [prediction(None), prediction(None)])
+    unnamed, again = conversations(pinning, KEYS["flowise"], [prediction(None), prediction(None)])
     assert unnamed == again
     seen = conversations(
         pinning,
+        KEYS["flowise"],
         [prediction("flowise-a1"), prediction("flowise-b2"), prediction("flowise-a1")],
     )
     assert seen[0] != seen[1] and seen[0] == seen[2] and unnamed not in seen
@@ -69,6 +62,7 @@ def test_the_header_comes_before_the_apps_session_ids(
     Open WebUI chat ids is one conversation; two values under one of each are two."""
     seen = conversations(
         pinning,
+        KEYS["flowise"],
         [
             prediction(
                 "flowise-c3", prompt_cache_key="k1", extra_headers={"x-openwebui-chat-id": "o1"}
@@ -104,5 +98,5 @@ def test_a_bad_header_is_refused_without_its_value(
 
 def test_a_session_of_256_characters_is_read(pinning: tuple[RunningRouter, Collect]) -> None:
     longest = "s" * 256
-    seen = conversations(pinning, [prediction(longest), prediction(longest)])
+    seen = conversations(pinning, KEYS["flowise"], [prediction(longest), prediction(longest)])
     assert seen[0] == seen[1]

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.agent_apis.sticky_stack import conversations
 from tests.harness import Collect, RunningRouter
 
 KEYS = {"pi": "sk-pi-7a31"}
@@ -43,23 +43,16 @@ def pi_turn(session: str | None, *later: str, **headers: str) -> dict[str, Any]:
     return {"model": "auto", "messages": messages, "extra_headers": sent}
 
 
-def conversations(proxy: tuple[RunningRouter, Collect], bodies: list[dict[str, Any]]) -> list[Any]:
-    """The ledger's conversation of each of `bodies`, sent in order by pi's caller."""
-    headers = [pinned_headers(proxy, KEYS["pi"], body) for body in bodies]
-    rows = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
-    assert len(rows) == len(bodies) and all(row[1] is not None for row in rows)
-    return [row[1] for row in rows]
-
-
 def test_two_sessions_that_open_alike_are_two_conversations(
     pinning: tuple[RunningRouter, Collect],
 ) -> None:
     """Without the headers two sessions opening alike are one conversation (as they were);
     with them, two, and each session's later turns are its own one."""
-    unnamed, again = conversations(pinning, [pi_turn(None), pi_turn(None)])
+    unnamed, again = conversations(pinning, KEYS["pi"], [pi_turn(None), pi_turn(None)])
     assert unnamed == again
     a1, b1, a2, a3, b2 = conversations(
         pinning,
+        KEYS["pi"],
         [
             pi_turn("019a-pi-a"),
             pi_turn("019a-pi-b"),
@@ -78,6 +71,7 @@ def test_either_affinity_header_names_the_session(
     `session_id` alone (pi's Responses mode, the Codex CLI) each name it."""
     seen = conversations(
         pinning,
+        KEYS["pi"],
         [
             pi_turn(None, **{"x-session-affinity": "019a-pi-c"}),
             pi_turn(None, **{"session_id": "019a-pi-c"}),
@@ -92,6 +86,7 @@ def test_a_client_request_id_names_no_session(pinning: tuple[RunningRouter, Coll
     opening's one conversation, not two."""
     seen = conversations(
         pinning,
+        KEYS["pi"],
         [
             pi_turn(None, **{"x-client-request-id": "req-1"}),
             pi_turn(None, **{"x-client-request-id": "req-2"}),
@@ -106,6 +101,7 @@ def test_the_order_of_session_ids(pinning: tuple[RunningRouter, Collect]) -> Non
     chat = {"x-openwebui-chat-id": "o1"}
     seen = conversations(
         pinning,
+        KEYS["pi"],
         [
             pi_turn("019a-pi-e", **chat) | {"extra_body": {"prompt_cache_key": "k1"}},
             pi_turn("019a-pi-e", **{"x-openwebui-chat-id": "o2"})
@@ -125,6 +121,7 @@ def test_x_session_affinity_comes_before_session_id(pinning: tuple[RunningRouter
     """Sent both, with different values, the session is `x-session-affinity`'s."""
     seen = conversations(
         pinning,
+        KEYS["pi"],
         [
             pi_turn(None, **{"x-session-affinity": "019a-pi-g", "session_id": "019a-pi-h"}),
             pi_turn(None, **{"x-session-affinity": "019a-pi-g"}),
