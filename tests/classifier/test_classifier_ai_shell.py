@@ -19,7 +19,8 @@ from classifier import classify
 from classifier.ai_shell import COMMAND, EXPLAIN, REVISION
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
+from tests.classifier.fixed_readings import assert_decided_by
 from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "ai-shell"
@@ -52,12 +53,7 @@ def test_every_ai_shell_request_is_coding_whatever_it_asks(name: str) -> None:
     """A command for "write a haiku about the moon" or "solve x^2 - 5x + 6 = 0", a revision
     into a limerick, an explanation of `echo $((17*2300/100))`: coding, rule-decided."""
     body = captured(name)
-    seen = view(body)
-    assert seen.fixed == CODE_ANSWER_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 def test_the_revision_into_a_limerick_was_prose_without_its_frame() -> None:

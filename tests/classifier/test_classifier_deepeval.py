@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.deepeval import GEVAL_STEPS, grades
 from classifier.fixed import GRADER_READING
-from classifier.request import view
 from classifier.rules import GRADER
 from classifier.templates import judged_text
 from tests import recorded
+from tests.classifier.fixed_readings import assert_judged_by, assert_read_by_model
 
 FIXTURES = recorded.FIXTURES / "deepeval-4.3.1"
 BODIES = sorted(path.name for path in FIXTURES.glob("*.json"))
@@ -45,11 +45,7 @@ def test_every_template_has_a_body() -> None:
 
 @pytest.mark.parametrize("name", BODIES)
 def test_a_judges_request_is_reasoning_by_rule_whatever_it_grades(name: str) -> None:
-    body = captured(name)
-    assert view(body).fixed == GRADER_READING
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("reasoning", "rule")
-    assert explain(body)["rule"] == GRADER
+    assert_judged_by(captured(name), GRADER_READING, GRADER, "reasoning")
 
 
 def test_a_model_of_ones_own_may_send_a_system_message_first() -> None:
@@ -89,5 +85,4 @@ def test_a_templates_words_outside_a_judges_request_are_read_by_the_model(
 ) -> None:
     judged = judged_text(body["messages"])
     assert judged is None or not grades(judged)
-    assert view(body).fixed != GRADER_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, GRADER_READING)

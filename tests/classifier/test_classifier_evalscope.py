@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.evalscope import (
     CHINESE_MULTIPLE_ANSWER_TEMPLATE,
     CHINESE_SINGLE_ANSWER_TEMPLATE_COT,
@@ -30,6 +30,7 @@ from classifier.rules import GRADER
 from classifier.templates import judged_text
 from router.conversation import conversation_key
 from tests import recorded
+from tests.classifier.fixed_readings import assert_judged_by, assert_read_by_model
 
 FIXTURES = recorded.FIXTURES / "evalscope-1.14.1"
 # Each captured question, as its content reads it (measured without the directive)
@@ -123,11 +124,7 @@ def test_every_judge_has_a_body() -> None:
 
 @pytest.mark.parametrize("name", JUDGES)
 def test_a_judges_request_is_reasoning_by_rule_whatever_it_grades(name: str) -> None:
-    body = captured(name)
-    assert view(body).fixed == GRADER_READING
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("reasoning", "rule")
-    assert explain(body)["rule"] == GRADER
+    assert_judged_by(captured(name), GRADER_READING, GRADER, "reasoning")
 
 
 def test_the_numeric_judge_and_a_configured_system_message_are_judged_too() -> None:
@@ -166,5 +163,4 @@ JUDGE = str(captured("judge-python.json")["messages"][0]["content"])
 def test_a_judges_words_outside_its_request_are_read_by_the_model(body: dict[str, Any]) -> None:
     judged = judged_text(body["messages"])
     assert judged is None or not grades(judged)
-    assert view(body).fixed != GRADER_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, GRADER_READING)

@@ -21,9 +21,10 @@ from classifier import classify
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.gpt_engineer import OPENINGS, ROADMAP
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
 from router.conversation import conversation_key, prompt_text
 from tests import recorded
+from tests.classifier.fixed_readings import assert_decided_by
 
 FIXTURES = recorded.FIXTURES / "gpt-engineer-0.3.1"
 CAPTURED = [
@@ -88,12 +89,7 @@ def clarified_generate() -> dict[str, Any]:
 
 def coding_by_rule(body: dict[str, Any]) -> None:
     """`body` is a code answer, coding by `CODE_ANSWER`."""
-    seen = view(body)
-    assert seen.fixed == CODE_ANSWER_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 @pytest.mark.parametrize("name", CAPTURED)

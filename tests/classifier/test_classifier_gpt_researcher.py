@@ -16,13 +16,18 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.fixed import RESEARCH_REPORT_READING
 from classifier.gpt_researcher import DEFAULT_ROLE, ROLE_SPAN
 from classifier.request import view
-from classifier.rules import RESEARCH_REPORT, rule_intent
+from classifier.rules import RESEARCH_REPORT
 from router.conversation import conversation_key
 from tests import recorded
+from tests.classifier.fixed_readings import (
+    assert_decided_by,
+    assert_explained_by,
+    assert_read_by_model,
+)
 
 FIXTURES = recorded.FIXTURES / "gpt-researcher-0.15.1"
 REPORTS = [
@@ -45,20 +50,13 @@ captured = recorded.loader(FIXTURES)
 
 def writing_by_rule(body: dict[str, Any]) -> None:
     """`body` is writing by `RESEARCH_REPORT`."""
-    seen = view(body)
-    assert seen.fixed == RESEARCH_REPORT_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == RESEARCH_REPORT
-    intent = classify(body)
-    assert (intent.label, intent.source, intent.confidence) == ("writing", "rule", 0.97)
-    why = explain(body)
-    assert (why["intent"], why["source"], why["rule"]) == ("writing", "rule", RESEARCH_REPORT)
+    assert_decided_by(body, RESEARCH_REPORT_READING, RESEARCH_REPORT, "writing", 0.97)
+    assert_explained_by(body, RESEARCH_REPORT, "writing")
 
 
 def read_as_written(body: dict[str, Any]) -> None:
     """`body` is no report request of gpt-researcher's: the model reads it."""
-    assert view(body).fixed != RESEARCH_REPORT_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, RESEARCH_REPORT_READING)
 
 
 def replaced(name: str, old: str, new: str) -> dict[str, Any]:

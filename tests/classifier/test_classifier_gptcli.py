@@ -21,8 +21,9 @@ from classifier.asks import first_ask
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.gptcli import BASH_SYSTEM, DEV_REPLY, DEV_SYSTEM, DEV_USER
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
 from router.conversation import conversation_key
+from tests.classifier.fixed_readings import assert_decided_by
 from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "gpt-command-line-0.4.3"
@@ -97,12 +98,7 @@ def test_an_understood_from_the_user_is_no_reply() -> None:
 
 def test_the_bash_assistant_is_coding_whatever_it_asks() -> None:
     body = captured("bash-percent.json")
-    seen = view(body)
-    assert seen.fixed == CODE_ANSWER_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 def test_its_ask_alone_reads_otherwise() -> None:

@@ -26,10 +26,11 @@ from classifier.inspect_ai import (
     answer_character,
 )
 from classifier.request import view
-from classifier.rules import GRADER, rule_intent
+from classifier.rules import GRADER
 from router.conversation import conversation_key
 from router.translate.view import chat_view
 from tests import recorded
+from tests.classifier.fixed_readings import assert_decided_by, assert_read_by_model
 
 FIXTURES = recorded.FIXTURES / "inspect-ai-0.3.285"
 # Each captured question, as its content reads it (measured without the directive)
@@ -146,10 +147,7 @@ def test_the_model_graded_scorers_request_is_judged_by_rule(name: str) -> None:
     seen = view(body)
     assert seen.fixed == GRADER_READING
     assert seen.latest.startswith("\nYou are assessing a submitted answer")  # read as sent
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == GRADER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("reasoning", "rule")
+    assert_decided_by(body, GRADER_READING, GRADER, "reasoning")
 
 
 def grading(template: str, instructions: str = "Reply GRADE: C or GRADE: I.") -> str:
@@ -194,5 +192,4 @@ def test_model_graded_fact_and_a_tasks_own_instructions_are_judged_by_rule() -> 
 def test_a_grading_text_not_the_scorers_request_is_read_by_the_model(
     body: dict[str, Any],
 ) -> None:
-    assert view(body).fixed != GRADER_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, GRADER_READING)

@@ -21,8 +21,9 @@ from classifier.asks import ask_content, first_ask
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.jupyter_ai import CODE, SENTENCES, SUFFIXES
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
 from tests import recorded as recordings
+from tests.classifier.fixed_readings import assert_decided_by
 
 FIXTURES = recordings.FIXTURES
 RECORDED = FIXTURES / "jupyter-ai-magics-2.31.7"
@@ -82,10 +83,7 @@ def test_a_code_cell_is_coding_whatever_it_asks(name: str, ask: str) -> None:
     body = recorded(name)
     seen = view(body)
     assert seen.latest.startswith(ask) and not seen.latest.endswith(CODE)
-    assert seen.fixed == CODE_ANSWER_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    assert (classify(body).label, classify(body).source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 def test_the_history_is_read_without_the_sentences_too() -> None:

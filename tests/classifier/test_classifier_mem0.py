@@ -15,11 +15,14 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
 from classifier.fixed import MEMORY_EXTRACTION_READING
-from classifier.request import view
-from classifier.rules import MEMORY_EXTRACTION, rule_intent
+from classifier.rules import MEMORY_EXTRACTION
 from tests import recorded
+from tests.classifier.fixed_readings import (
+    assert_decided_by,
+    assert_explained_by,
+    assert_read_by_model,
+)
 
 FIXTURES = recorded.FIXTURES / "mem0ai-2.2.1"
 CAPTURED = [
@@ -40,20 +43,13 @@ def captured(name: str) -> dict[str, Any]:
 
 def instruction_by_rule(body: dict[str, Any]) -> None:
     """`body` is instruction by `MEMORY_EXTRACTION`."""
-    seen = view(body)
-    assert seen.fixed == MEMORY_EXTRACTION_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == MEMORY_EXTRACTION
-    intent = classify(body)
-    assert (intent.label, intent.source, intent.confidence) == ("instruction", "rule", 0.97)
-    why = explain(body)
-    assert (why["intent"], why["source"], why["rule"]) == ("instruction", "rule", MEMORY_EXTRACTION)
+    assert_decided_by(body, MEMORY_EXTRACTION_READING, MEMORY_EXTRACTION, "instruction", 0.97)
+    assert_explained_by(body, MEMORY_EXTRACTION, "instruction")
 
 
 def read_as_written(body: dict[str, Any]) -> None:
     """`body` is no request of mem0's: no rule decides it, the model does."""
-    assert view(body).fixed != MEMORY_EXTRACTION_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, MEMORY_EXTRACTION_READING)
 
 
 def with_chat(name: str, old: str, new: str) -> dict[str, Any]:

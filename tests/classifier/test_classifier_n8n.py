@@ -17,13 +17,17 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
 from classifier.fixed import FIXED_FORM_READING
 from classifier.n8n import FIX_PARTS, NAIVE_FIX, OPENINGS
 from classifier.request import view
-from classifier.rules import FIXED_FORM, rule_intent
+from classifier.rules import FIXED_FORM
 from router.translate.view import chat_view
 from tests import recorded
+from tests.classifier.fixed_readings import (
+    assert_decided_by,
+    assert_explained_by,
+    assert_read_by_model,
+)
 
 FIXTURES = recorded.FIXTURES / "n8n-2.41.1"
 NODES = ("extractor", "classifier", "sentiment")
@@ -47,20 +51,13 @@ def messages_of(name: str) -> list[dict[str, Any]]:
 
 def instruction_by_rule(body: dict[str, Any]) -> None:
     """`body` (a chat body) is instruction by `FIXED_FORM`."""
-    seen = view(body)
-    assert seen.fixed == FIXED_FORM_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == FIXED_FORM
-    intent = classify(body)
-    assert (intent.label, intent.source, intent.confidence) == ("instruction", "rule", 0.97)
-    why = explain(body)
-    assert (why["intent"], why["source"], why["rule"]) == ("instruction", "rule", FIXED_FORM)
+    assert_decided_by(body, FIXED_FORM_READING, FIXED_FORM, "instruction", 0.97)
+    assert_explained_by(body, FIXED_FORM, "instruction")
 
 
 def read_as_written(body: dict[str, Any]) -> None:
     """`body` is no request of n8n's nodes: no rule decides it, the model does."""
-    assert view(body).fixed != FIXED_FORM_READING
-    assert classify(body).source == "model"
+    assert_read_by_model(body, FIXED_FORM_READING)
 
 
 @pytest.mark.parametrize("name", CAPTURED)

@@ -16,12 +16,13 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.fixed import GRADER_READING
 from classifier.promptfoo import CLOSED_QA, GEVAL_EVALUATE, RUBRIC_SYSTEM, RUBRIC_USER
 from classifier.request import view
 from classifier.rules import GRADER
 from tests import recorded
+from tests.classifier.fixed_readings import assert_judged_by
 
 FIXTURES = recorded.FIXTURES / "promptfoo-0.121.20"
 # Each grader's capture (how the router read it before: `promptfoo-0.121.20.md`)
@@ -53,11 +54,7 @@ def chat(*messages: tuple[str, str]) -> dict[str, Any]:
 
 @pytest.mark.parametrize("name", CAPTURED)
 def test_a_graders_request_is_reasoning_by_rule_whatever_it_grades(name: str) -> None:
-    body = captured(name)
-    assert view(body).fixed == GRADER_READING
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("reasoning", "rule")
-    assert explain(body)["rule"] == GRADER
+    assert_judged_by(captured(name), GRADER_READING, GRADER, "reasoning")
 
 
 def test_g_evals_evaluation_prompt_is_judged_too() -> None:

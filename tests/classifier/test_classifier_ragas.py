@@ -13,13 +13,14 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.fixed import GRADER_READING
 from classifier.ragas import grades
 from classifier.request import view
 from classifier.rules import GRADER
 from classifier.templates import judged_text
 from tests import recorded
+from tests.classifier.fixed_readings import assert_judged_by
 
 FIXTURES = recorded.FIXTURES / "ragas-0.4.3"
 BODIES = sorted(path.name for path in FIXTURES.glob("*.json"))
@@ -43,11 +44,7 @@ def test_every_metric_has_a_body() -> None:
 
 @pytest.mark.parametrize("name", BODIES)
 def test_a_judges_request_is_reasoning_by_rule_whatever_it_grades(name: str) -> None:
-    body = captured(name)
-    assert view(body).fixed == GRADER_READING
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("reasoning", "rule")
-    assert explain(body)["rule"] == GRADER
+    assert_judged_by(captured(name), GRADER_READING, GRADER, "reasoning")
 
 
 CRITIC = text("aspect-critic-code.json")

@@ -18,7 +18,8 @@ from classifier import classify
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.rawdog import IDENTITY
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
+from tests.classifier.fixed_readings import assert_decided_by
 from tests.recorded import loader
 
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "rawdog-ai-0.1.6"
@@ -39,12 +40,7 @@ def test_every_rawdog_request_is_coding_whatever_it_asks(name: str) -> None:
     """Its first ask, its follow-up asks and its own turns after a run ("LAST SCRIPT
     OUTPUT:", "Error: ...", "User chose not to run script") alike."""
     body = captured(name)
-    seen = view(body)
-    assert seen.fixed == CODE_ANSWER_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 @pytest.mark.parametrize(

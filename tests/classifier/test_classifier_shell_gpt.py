@@ -17,7 +17,8 @@ import pytest
 from classifier import classify
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, rule_intent
+from classifier.rules import CODE_ANSWER
+from tests.classifier.fixed_readings import assert_decided_by
 
 # sgpt 1.5.1's roles as it sent them (`ROLE_TEMPLATE` "You are {name}\n{role}")
 SHELL = (
@@ -69,10 +70,7 @@ def asked(system: str | None, ask: str) -> dict[str, Any]:
 def test_a_code_role_makes_any_ask_coding(system: str, ask: str) -> None:
     seen = view(asked(system, ask))
     assert (seen.latest, seen.fixed == CODE_ANSWER_READING) == (ask, True)
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(asked(system, ask))
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(asked(system, ask), CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 @pytest.mark.parametrize("system", [DEFAULT, None, "You are a helpful assistant."])

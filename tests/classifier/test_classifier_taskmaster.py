@@ -17,13 +17,14 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify
 from classifier.fixed import TASK_RECORD_READING
 from classifier.request import view
-from classifier.rules import TASK_RECORD, rule_intent
+from classifier.rules import TASK_RECORD
 from classifier.taskmaster import ADD_TASK, EXPAND, PARSE_PRD, RESEARCH, UPDATE_TASK, WITHIN
 from router.config import DEFAULT_ROUTES
 from tests import recorded
+from tests.classifier.fixed_readings import assert_decided_by, assert_explained_by
 
 FIXTURES = recorded.FIXTURES / "task-master-ai-0.43.1"
 PLANNING = [
@@ -55,15 +56,9 @@ def alone(ask: str) -> dict[str, Any]:
 
 def task_record_by_rule(body: dict[str, Any]) -> None:
     """`body` is instruction by `TASK_RECORD`, routed local."""
-    seen = view(body)
-    assert seen.fixed == TASK_RECORD_READING
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == TASK_RECORD
-    intent = classify(body)
-    assert (intent.label, intent.source, intent.confidence) == ("instruction", "rule", 0.97)
+    intent = assert_decided_by(body, TASK_RECORD_READING, TASK_RECORD, "instruction", 0.97)
     assert route(intent.label) == "local"
-    why = explain(body)
-    assert (why["intent"], why["source"], why["rule"]) == ("instruction", "rule", TASK_RECORD)
+    assert_explained_by(body, TASK_RECORD, "instruction")
 
 
 def asking(name: str, ask: str) -> dict[str, Any]:

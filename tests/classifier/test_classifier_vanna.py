@@ -21,8 +21,9 @@ from classifier.asks import first_ask
 from classifier.decision import explain
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.request import view
-from classifier.rules import CODE_ANSWER, TOOL_AGENT, rule_intent
+from classifier.rules import CODE_ANSWER, TOOL_AGENT
 from tests import recorded
+from tests.classifier.fixed_readings import assert_decided_by
 
 FIXTURES = recorded.FIXTURES / "vanna-2.0.2"
 # Each `generate_sql` body and its question, the prompt's last message
@@ -112,10 +113,7 @@ def test_generate_sqls_question_is_coding_and_its_only_ask(name: str) -> None:
         True,
     )
     assert first_ask(body["messages"]) is body["messages"][-1]
-    decided = rule_intent(seen)
-    assert decided is not None and decided[1] == CODE_ANSWER
-    intent = classify(body)
-    assert (intent.label, intent.source) == ("coding", "rule")
+    assert_decided_by(body, CODE_ANSWER_READING, CODE_ANSWER, "coding")
 
 
 @pytest.mark.parametrize(
