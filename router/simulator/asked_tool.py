@@ -17,8 +17,8 @@ from typing import Any
 # a word as a name spells it: an upper-case run (`JSON` of `parseJSON`), a capitalised or
 # lower-case run (`get`, `Weather`), or digits; `_`, `-`, `.` and spaces separate
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
-# what an agent writes into the user's message for the model, not the user's ask
-_INJECTED = re.compile(r"<(system-reminder|system)>.*?</\1>", re.S)
+# the tags of what an agent writes into the user's message for the model, not the user's ask
+_INJECTED_TAGS = ("system-reminder", "system")
 
 
 def words(text: str) -> list[str]:
@@ -39,13 +39,46 @@ def asked_index(names: Sequence[str], ask: str) -> int | None:
     ask names several, the longest name wins (the more specific: "web search" names
     `search` and `web_search`), then the one named first, then the first in the list: one
     answer for one prompt."""
-    said = words(_INJECTED.sub(" ", ask))
+    said = words(without_injected(ask))
     named: list[tuple[int, int, int]] = []
     for index, name in enumerate(names):
-        place = _place(words(name), said)
+        parts = words(name)
+        place = _place(parts, said)
         if place is not None:
-            named.append((-len(words(name)), place, index))
+            named.append((-len(parts), place, index))
     return min(named)[2] if named else None
+
+
+def without_injected(text: str) -> str:
+    """`text` with each `<system-reminder>...</system-reminder>` and `<system>...</system>`
+    pair put as one space, as `re.sub(r"<(system-reminder|system)>.*?</\\1>", " ", text,
+    flags=re.S)` has it, in linear time.
+
+    That regex tried every unclosed opening against the whole rest of the text: 16000
+    `<system>` in one user message held the simulator's event loop 14 seconds. Here each
+    tag's openings and closings are found by `str.find`, each search starting past the last;
+    an opening with no closing after it ends that tag (no later opening of it can close),
+    and the other tag is still read."""
+    kept: list[str] = []
+    at = 0
+    nxt = {tag: text.find(f"<{tag}>") for tag in _INJECTED_TAGS}
+    while True:
+        for tag, found in nxt.items():
+            if 0 <= found < at:
+                nxt[tag] = text.find(f"<{tag}>", at)
+        live = [(found, tag) for tag, found in nxt.items() if found >= 0]
+        if not live:
+            break
+        start, tag = min(live)
+        inside = start + len(tag) + 2
+        close = text.find(f"</{tag}>", inside)
+        if close < 0:
+            nxt[tag] = -1
+            continue
+        kept += [text[at:start], " "]
+        at = close + len(tag) + 3
+    kept.append(text[at:])
+    return "".join(kept)
 
 
 def _place(parts: list[str], said: list[str]) -> int | None:
