@@ -136,6 +136,22 @@ def openai_client(server: Running) -> openai.OpenAI:
     return openai.OpenAI(base_url=server.url, api_key="none", max_retries=0)
 
 
+def answered(
+    client: openai.OpenAI, kwargs: dict[str, Any], *, stream: bool
+) -> tuple[httpx.Headers, str | None]:
+    """The router's headers for the chat `kwargs`, sent whole or streamed through the SDK,
+    and the whole reply's content (None streamed): a whole reply has choices, a streamed
+    one a chunk that finishes. The callers assert what the content must be."""
+    if not stream:
+        raw = client.chat.completions.with_raw_response.create(**kwargs)
+        choices = raw.parse().choices
+        assert choices
+        return raw.headers, choices[0].message.content
+    with client.chat.completions.with_streaming_response.create(**kwargs, stream=True) as streamed:
+        assert [c for c in streamed.parse() if c.choices and c.choices[0].finish_reason]
+        return streamed.headers, None
+
+
 def messages_stream_error(
     proxy: RunningRouter, model: str, ask: list[dict[str, Any]], max_tokens: int = 200
 ) -> dict[str, Any]:

@@ -19,7 +19,7 @@ import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
-from tests.agent_apis.agent_stack import last_request, openai_client, stack
+from tests.agent_apis.agent_stack import answered, last_request, openai_client, stack
 from tests.harness import Running, RunningRouter
 
 ASK: Any = [{"role": "user", "content": "Summarize our conversation so far."}]
@@ -40,15 +40,10 @@ def test_an_empty_tools_list_reaches_vllm_as_no_tools(
 ) -> None:
     """Served, whole and streamed (Kimi CLI streams), the body without the list and the
     fields OpenAI allows only beside tools."""
-    client = openai_client(proxy)
     kwargs: dict[str, Any] = {"model": "local", "messages": ASK, "tools": [], **extra}
-    if not stream:
-        raw = client.chat.completions.with_raw_response.create(**kwargs)
-        assert raw.parse().choices[0].message.content
-    else:
-        with client.chat.completions.with_streaming_response.create(**kwargs, stream=True) as raw:
-            assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
-    assert raw.headers["x-smf-backend"] == "local"
+    headers, content = answered(openai_client(proxy), kwargs, stream=stream)
+    assert stream or content
+    assert headers["x-smf-backend"] == "local"
     body = last_request(servers["local"])
     assert not WITH_TOOLS_ONLY & set(body), body
     assert body["messages"] == ASK

@@ -20,7 +20,7 @@ import pytest
 
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.config import Backend
-from tests.agent_apis.agent_stack import last_request, openai_client, stack
+from tests.agent_apis.agent_stack import answered, last_request, openai_client, stack
 from tests.harness import Running
 
 ASK: Any = [{"role": "user", "content": "Fix the typo in README.md"}]
@@ -52,16 +52,8 @@ def test_search_off_reaches_no_backend(
             **GROK,
             "extra_body": {"search_parameters": OFF},
         }
-        client = openai_client(proxy)
-        if not stream:
-            raw = client.chat.completions.with_raw_response.create(**kwargs)
-            assert raw.parse().choices
-        else:
-            with client.chat.completions.with_streaming_response.create(
-                **kwargs, stream=True
-            ) as raw:
-                assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
-    assert raw.headers["x-smf-backend"] == first
+        headers, _ = answered(openai_client(proxy), kwargs, stream=stream)
+    assert headers["x-smf-backend"] == first
     body = last_request(servers[first])
     assert "search_parameters" not in body, body
     assert (body["messages"], body["tools"], body["tool_choice"]) == (ASK, [TOOL], "auto")

@@ -21,7 +21,7 @@ from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.backends.vllm_own import VLLM_OWN
 from router.config import Backend
 from router.record import Api
-from tests.agent_apis.agent_stack import last_request, openai_client, stack
+from tests.agent_apis.agent_stack import answered, last_request, openai_client, stack
 from tests.harness import Running
 
 ASK: Any = [{"role": "user", "content": "Write a haiku about the sea"}]
@@ -50,16 +50,9 @@ def test_vllms_fields_reach_vllm_alone(
             "temperature": 0.7,
             "extra_body": EXTRAS,
         }
-        client = openai_client(proxy)
-        if not stream:
-            raw = client.chat.completions.with_raw_response.create(**kwargs)
-            assert raw.parse().choices[0].message.content
-        else:
-            with client.chat.completions.with_streaming_response.create(
-                **kwargs, stream=True
-            ) as raw:
-                assert [c for c in raw.parse() if c.choices and c.choices[0].finish_reason]
-    assert raw.headers["x-smf-backend"] == first
+        headers, content = answered(openai_client(proxy), kwargs, stream=stream)
+        assert stream or content
+    assert headers["x-smf-backend"] == first
     body = last_request(servers[first])
     assert (body["messages"], body["temperature"]) == (ASK, 0.7)
     if first == "local":
