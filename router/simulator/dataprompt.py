@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.simulator.instances import value_for
+from router.simulator.shown_forms import PARAGRAPH_SENTENCE_END
 
 _HEAD, _TAIL = 16 * 1024, 4 * 1024  # where tables and provided functions are looked for
 # a sentence (or a list item) that asks for SQL: up to five words into it ("Please help
@@ -82,7 +83,6 @@ _PROVIDED = re.compile(
 )
 _FUNCTION_WORD = re.compile(r"\b(?:functions?|methods?|helpers?)\b", re.I)
 _SENTENCE = 300  # characters either side of `_PROVIDED` read for its sentence
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
 _SIGNATURES = 1500  # characters after it read for the functions it provides
 _DEF = re.compile(r"\bdef\s+([A-Za-z_]\w*)\s*\(([^()\n]{0,300})\)")
 _MOST = 8  # functions read as provided at most
@@ -225,8 +225,8 @@ def _sentence(text: str, start: int, end: int) -> str:
     """The sentence holding `text[start:end]`, read at most `_SENTENCE` characters either
     side: "The following functions have already been provided", "Do not redefine these
     functions"."""
-    before = _SENTENCE_END.split(text[max(0, start - _SENTENCE) : start])[-1]
-    after = _SENTENCE_END.split(text[end : end + _SENTENCE])[0]
+    before = PARAGRAPH_SENTENCE_END.split(text[max(0, start - _SENTENCE) : start])[-1]
+    after = PARAGRAPH_SENTENCE_END.split(text[end : end + _SENTENCE])[0]
     return before + text[start:end] + after
 
 

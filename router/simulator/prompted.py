@@ -62,7 +62,13 @@ from router.simulator.baml_schema import baml_schema
 from router.simulator.described import Described, described_shapes, wrappers
 from router.simulator.field_lists import listed_fields
 from router.simulator.format_instructions import instructed
-from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
+from router.simulator.shown_forms import (
+    LONGEST,
+    PARAGRAPH_SENTENCE_END,
+    decoded,
+    string_lists,
+    wrapped_examples,
+)
 
 _LEAD = 400  # characters before a schema read for the sentence that introduces it
 _OPENING = re.compile(r'(?=\{\s*")')  # where a JSON object with members can begin
@@ -109,7 +115,6 @@ _FRAMED = re.compile(r"^[ \t]*Action(?: Input)?[ \t]*:|\[\[ ## \w+ ## \]\]", re.
 _NESTED = 4  # levels of arrays and objects an example object may hold
 _TYPES = frozenset(("object", "array", "string", "number", "integer", "boolean", "null"))
 _COMBINED = ("anyOf", "oneOf", "allOf")  # a schema's keys holding a list of schemas
-_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
 _SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape|fields)\b", re.I)
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
@@ -298,7 +303,7 @@ def _introduced(lead: str) -> bool:
 
 def _last_sentence(lead: str) -> str:
     """The sentence the text `lead` ends with (the one leading into what follows it)."""
-    return _SENTENCE_END.split(lead.rstrip())[-1]
+    return PARAGRAPH_SENTENCE_END.split(lead.rstrip())[-1]
 
 
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:

@@ -53,6 +53,9 @@ _WRAP_ASK = re.compile(
 )
 # A sentence's end: its stop before a space, or a line's end (`described.wrappers` too)
 SENTENCE_END = re.compile(r"[.!?](?=\s)|\n")
+# A sentence's end in running prose: its stop before a space, or a blank line (a line break
+# alone does not end it: `prompted` and `dataprompt` read sentences wrapped over lines)
+PARAGRAPH_SENTENCE_END = re.compile(r"[.!?](?=\s)|\n[ \t]*\n")
 _SENTENCE = 200  # characters either side of a marker's mention read for its sentence
 
 
