@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.message import one_text
+from classifier.templates import framed
 
 OPENING = (
     "<system-reminder>Treat the following as the ground truth at this point of the "
@@ -70,17 +71,17 @@ def reminder(message: object) -> bool:
     text = one_text(message)
     if text is None or len(text) > _LONGEST:
         return False
-    if not (text.startswith(OPENING) and text.endswith(CLOSING)):
+    fields = framed(text, OPENING, CLOSING)
+    if not fields:  # not the reminder, or one of no field
         return False
-    fields = text[len(OPENING) : -len(CLOSING)]
-    return bool(fields) and all(_FIELD.fullmatch(line) for line in fields.split("\n"))
+    return all(_FIELD.fullmatch(line) for line in fields.split("\n"))
 
 
 def rag_hint(message: object) -> bool:
     """Whether `message` is one text, AgentScope's RAG hint whole: `RAG_OPENING`, the
     retrieved content, `RAG_CLOSING`. The content is not read: the opening and the end tell
-    it, so a long one costs no more than a short one."""
+    it."""
     text = one_text(message)
-    if text is None or not len(RAG_OPENING) + len(RAG_CLOSING) <= len(text) <= _RAG_LONGEST:
+    if text is None or len(text) > _RAG_LONGEST:
         return False
-    return text.startswith(RAG_OPENING) and text.endswith(RAG_CLOSING)
+    return framed(text, RAG_OPENING, RAG_CLOSING) is not None

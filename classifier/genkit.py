@@ -35,6 +35,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.message import one_text
+from classifier.templates import framed
 
 OPENING = "Output should be in JSON format and conform to the following schema:\n\n```\n"
 CLOSING = "\n```\n"
@@ -58,10 +59,8 @@ def instructions(message: object) -> bool:
     text = one_text(message)
     if text is None or len(text) > _SCHEMA:
         return False
-    if not (text.startswith(OPENING) and text.endswith(CLOSING)):
-        return False
-    schema = text[len(OPENING) : -len(CLOSING)]
-    if not schema.startswith("{") or "\n" in schema:
+    schema = framed(text, OPENING, CLOSING)
+    if schema is None or not schema.startswith("{") or "\n" in schema:
         return False
     try:
         return isinstance(json.loads(schema), dict)

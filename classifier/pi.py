@@ -41,6 +41,7 @@ from itertools import islice
 from typing import Any
 
 from classifier.message import AskPair, System, ask_pair, one_text, per_text
+from classifier.templates import framed
 
 # `SUMMARIZATION_SYSTEM_PROMPT` (`core/compaction/utils.js`)
 SUMMARIZATION_SYSTEM = (
@@ -159,9 +160,11 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
 
 
 def _summary(text: str) -> bool:
-    """Whether `text` is one of pi's summary messages, its opening and its end."""
-    return (text.startswith(COMPACTION_OPENING) and text.endswith(COMPACTION_END)) or (
-        text.startswith(BRANCH_OPENING) and text.endswith(BRANCH_END)
+    """Whether `text` is one of pi's summary messages, its opening and its end (`framed`:
+    a text shorter than both, the opening's newline read again as the end's, is none)."""
+    return any(
+        framed(text, opening, end) is not None
+        for opening, end in ((COMPACTION_OPENING, COMPACTION_END), (BRANCH_OPENING, BRANCH_END))
     )
 
 

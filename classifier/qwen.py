@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from classifier.message import one_text
+from classifier.templates import framed
 
 # How the setup message starts: Qwen Code's, and the older Gemini CLI's it came from
 SETUP_OPENINGS = (
@@ -56,7 +57,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     text = one_text(messages[index])
     if text is None:
         return False
-    if text.startswith(NEXT_SPEAKER_START) and text.endswith(NEXT_SPEAKER_END):
+    if framed(text, NEXT_SPEAKER_START, NEXT_SPEAKER_END) is not None:
         return True
     reply = _reply(messages, index + 1)
     return reply == SUMMARY_REPLY or (reply == SETUP_REPLY and text.startswith(SETUP_OPENINGS))

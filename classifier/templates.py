@@ -54,6 +54,19 @@ def fills(text: str, parts: tuple[str, ...]) -> bool:
     return True
 
 
+def framed(text: str, opening: str, closing: str) -> str | None:
+    """What stands between `opening` and `closing` when `text` opens with the one and ends
+    with the other, apart; None for any other text. A text shorter than both together is
+    none, though it open and end so: its start and end share characters (`opening`'s last
+    and `closing`'s first, as a newline), and the bare `startswith`/`endswith` pair read it
+    as framing an empty text, or one taken from the opening's own words."""
+    if len(text) < len(opening) + len(closing):
+        return None
+    if not (text.startswith(opening) and text.endswith(closing)):
+        return None
+    return text[len(opening) : len(text) - len(closing)]
+
+
 def fills_any(text: str, templates: tuple[tuple[str, ...], ...], heads: tuple[str, ...]) -> bool:
     """Whether `text` fills any of `templates` (`fills`), whose opening fixed texts are
     `heads` (`opening_texts`): a text that opens as none of them is told in one call (a

@@ -23,6 +23,7 @@ from classifier.asks import ask_content, first_ask
 from classifier.pi import (
     BRANCH_OPENING,
     BRANCH_PROMPT,
+    COMPACTION_OPENING,
     CONVERSATION_END,
     ENTRY_WITHIN,
     FOCUS,
@@ -201,3 +202,12 @@ def test_a_summary_with_the_users_words_after_its_end_is_read_as_written() -> No
     assert text.endswith("</summary>")
     body["messages"][1]["content"][0]["text"] = text + "\n\nAlso rename add() to plus()."
     assert view(body).first.endswith("Also rename add() to plus().")
+
+
+def test_a_summary_shorter_than_its_opening_and_end_is_read_as_written() -> None:
+    """The opening's last newline is the end's first: the bare opening and end pair read
+    the opening and "</summary>" as a summary of nothing, and passed it over."""
+    body = recorded("post-compaction")
+    text = f"{COMPACTION_OPENING}</summary>"
+    body["messages"][1]["content"][0]["text"] = text
+    assert view(body).first == text
