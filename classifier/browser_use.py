@@ -48,9 +48,9 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from itertools import islice
-from typing import Any, NamedTuple
+from typing import Any
 
-from classifier.message import System, opening_text
+from classifier.message import AskPair, System, ask_pair, opening_text
 
 AGENT_SYSTEM = (
     "You are an AI agent designed to operate in an iterative loop to automate browser tasks."
@@ -83,23 +83,12 @@ WITHIN = 65_536
 NUDGES = 16
 
 
-class RunAsks(NamedTuple):
-    """The run's first and latest ask, each a user message of its text: the same object when
-    the task has no follow-up (`classifier.asks.user_messages` reads them as a chat's)."""
-
-    first: dict[str, Any]
-    latest: dict[str, Any]
-
-
-def run_asks(messages: Sequence[Any], system: System) -> RunAsks | None:
+def run_asks(messages: Sequence[Any], system: System) -> AskPair | None:
     """The run's first and latest ask when `messages` (of the system prompt `system`) are an
-    agent step or the judge (`framed`); None for any other request."""
+    agent step or the judge (`framed`); None for any other request. One object for both when
+    the task has no follow-up (`ask_pair`)."""
     task = _run_task(messages, system)
-    if task is None:
-        return None
-    first, latest = _task_asks(task)
-    asked = {"role": "user", "content": latest}
-    return RunAsks(asked if first == latest else {"role": "user", "content": first}, asked)
+    return None if task is None else ask_pair(*_task_asks(task))
 
 
 def framed(messages: Sequence[Any], system: System) -> bool:

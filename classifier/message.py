@@ -142,10 +142,10 @@ def read_system(messages: Sequence[Any]) -> System:
 
 class AskPair(NamedTuple):
     """The first and the latest ask read out of one text of a tool's own (an Open WebUI
-    task's history, pi's summarization request's conversation), each a user message of its
-    text: the same object when they are one text (`classifier.asks.user_messages` reads them
-    as a chat's). One for both: each module had a NamedTuple and its builder of its own, alike
-    (found in review)."""
+    task's history, pi's summarization request's conversation, a browser-use run's task),
+    each a user message of its text: the same object when they are one text
+    (`classifier.asks.user_messages` reads them as a chat's). One for all: each module had a
+    NamedTuple and its builder of its own, alike (found in review)."""
 
     first: dict[str, Any]
     latest: dict[str, Any]
