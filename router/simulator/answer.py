@@ -8,15 +8,16 @@ first, with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
 one called last, `tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
-text, a JSON document built from its schema the way tool arguments are, or the first of the
-strings it allows; on vLLM also where it would call an offered tool unforced, as vLLM's
-constraint holds the whole output. A prompt that holds a JSON schema and asks for JSON
-(instructor's JSON modes), or shows an example object and asks for JSON (Open WebUI's title
-and tags), gets an instance of it, or an object of the example's shape, where it would get
-text or any JSON object (`prompted`); so does an example object shown between markers
-(MetaGPT's `[CONTENT]`), between the same markers, and a list of strings asked for in a
-form shown (gpt-researcher's sub-queries), as many strings as shown. Same prompt and seed,
-same answer.
+text, a JSON document built from its schema the way tool arguments are (of named `anyOf`
+branches, BeeAI's tools, the one a model reading the conversation would pick: `_chooser`),
+or the first of the strings it allows; on vLLM also where it would call an offered tool
+unforced, as vLLM's constraint holds the whole output. A prompt that holds a JSON schema
+and asks for JSON (instructor's JSON modes), or shows an example object and asks for JSON
+(Open WebUI's title and tags), gets an instance of it, or an object of the example's shape,
+where it would get text or any JSON object (`prompted`); so does an example object shown
+between markers (MetaGPT's `[CONTENT]`), between the same markers, and a list of strings
+asked for in a form shown (gpt-researcher's sub-queries), as many strings as shown. Same
+prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -27,12 +28,13 @@ import json
 import operator
 import random
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from router.simulator import dataprompt
-from router.simulator.asked_tool import asked_index, expression_arguments
-from router.simulator.instances import JSON_OBJECT, arguments_for, structured
+from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
+from router.simulator.instances import JSON_OBJECT, Chooser, arguments_for, structured
 from router.simulator.prompted import asked_json, framed
 
 _CODE = re.compile(
@@ -141,7 +143,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         if asked is not None:
             return Reply(text=asked)
     if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
-        return Reply(text=structured(prompt.output_schema, prompt.user))
+        return Reply(text=structured(prompt.output_schema, prompt.user, _chooser(prompt)))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if calls:
@@ -177,7 +179,7 @@ def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     if asked is None or (isinstance(asked.example, list) and prompt.output_schema is not None):
         return None
     if asked.schema is not None:
-        text = structured(asked.schema, prompt.user)
+        text = structured(asked.schema, prompt.user, _chooser(prompt))
     elif isinstance(asked.example, list):  # as many strings as shown
         text = json.dumps([shaped_like(item, rng) for item in asked.example])
     else:
@@ -311,6 +313,20 @@ def tool_call(prompt: Prompt) -> ToolCall:
     found = _evaluate_first(ends(prompt.user)) if tool is _asked_tool(prompt) else None
     expression = expression_arguments(tool.schema, found[0].strip()) if found else None
     return ToolCall(tool.name, json.dumps(expression or arguments_for(tool.schema, prompt.user)))
+
+
+def _chooser(prompt: Prompt) -> Chooser:
+    """How a structured answer picks among named branches (BeeAI's tools and `final_answer`,
+    an `anyOf` in its `ToolCall` schema) as a model reading the conversation would: with a
+    tool's result after the latest ask, the one that sends the answer (`finishing_index`);
+    else the one the ask names (`asked_index`: BeeAI's nudge names `final_answer`); else the
+    first, as before."""
+
+    def choose(names: Sequence[str]) -> int | None:
+        done = finishing_index(names) if prompt.after_tool_result else None
+        return asked_index(names, ends(prompt.user)) if done is None else done
+
+    return choose
 
 
 def _asked_tool(prompt: Prompt) -> ToolSpec | None:

@@ -1,4 +1,5 @@
-"""The offered tool a user's ask names, and an arithmetic argument for a tool that takes one.
+"""The offered tool a user's ask names, the one that sends the answer, and an arithmetic
+argument for a tool that takes one.
 
 The simulator called the first tool offered whatever the ask said: Langflow's Agent with
 `[get_current_date, evaluate_expression]`, asked to compute 1234 * 5678, called
@@ -19,6 +20,8 @@ from typing import Any
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 # the tags of what an agent writes into the user's message for the model, not the user's ask
 _INJECTED_TAGS = ("system-reminder", "system")
+# the words of a tool's name that say it hands the answer over (`finishing_index`)
+_FINISHING = frozenset({"final", "answer", "respond", "response", "reply", "finish"})
 
 
 def words(text: str) -> list[str]:
@@ -114,3 +117,14 @@ def expression_arguments(schema: dict[str, Any], expression: str) -> dict[str, A
     if not isinstance(required, list) or any(name != field for name in required):
         return None
     return {field: expression}
+
+
+def finishing_index(names: Sequence[str]) -> int | None:
+    """Which of the tools `names` sends the answer (BeeAI's and smolagents' `final_answer`,
+    a `respond`, `reply` or `finish`), None where none does: the one whose name holds the
+    most such words, the first of equals. What a model calls once its tools' results are in:
+    the simulator filled BeeAI's `ToolCall` with its first tool every step, and the agent
+    never finished (a live review of demo mode)."""
+    counts = [sum(word in _FINISHING for word in words(name)) for name in names]
+    best = max(counts, default=0)
+    return counts.index(best) if best else None

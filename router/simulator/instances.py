@@ -5,13 +5,15 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
 The value is the first thing the schema allows, named after its field where that hints
-(`city` → Paris), else the prompt's first words.
+(`city` → Paris), else the prompt's first words; of an `anyOf` whose branches are named (each
+a `const` of one field: BeeAI's tools as a `ToolCall`), the one a `Chooser` picks.
 """
 
 from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable, Sequence
 from typing import Any
 
 _STRING_HINTS = (
@@ -48,9 +50,14 @@ JSON_OBJECT: dict[str, Any] = {
 prompt holds a schema it asks JSON of, an instance of that: `answer.prompted_json`)."""
 
 
-def structured(schema: dict[str, Any], user: str) -> str:
+Chooser = Callable[[Sequence[str]], int | None]
+"""Which of an `anyOf`'s named branches to answer with, given their names in order; None
+for the first, as where nothing chooses."""
+
+
+def structured(schema: dict[str, Any], user: str, choose: Chooser | None = None) -> str:
     """The text of a structured-output answer: a JSON document valid against `schema`."""
-    return json.dumps(_Walk(schema, user).value("", schema, 0))
+    return json.dumps(_Walk(schema, user, choose).value("", schema, 0))
 
 
 def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
@@ -72,10 +79,12 @@ class _Walk:
     nullable is null, an array as short as it may be, an object only its required fields,
     so a recursive model (a tree of nodes) ends small; a schema no finite value meets (an
     object that requires itself) is cut off, null, when the budget runs out or past `_LAST`
-    levels."""
+    levels. `choose` picks among named branches, once per `anyOf`."""
 
-    def __init__(self, root: dict[str, Any], user: str) -> None:
+    def __init__(self, root: dict[str, Any], user: str, choose: Chooser | None = None) -> None:
         self.root, self.user, self.left = root, user, _BUDGET
+        self.choose = choose
+        self.picks: dict[int, int | None] = {}  # by the `anyOf` list's id: one walk's schema
 
     def arguments(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
         props = _object(schema.get("properties"))
@@ -149,8 +158,9 @@ class _Walk:
         return merged
 
     def branch(self, schema: dict[str, Any], depth: int) -> dict[str, Any] | None:
-        """The `anyOf`/`oneOf` branch to answer with: the first that is not null (pydantic's
-        `Optional[X]` is `anyOf: [X, {"type": "null"}]`), or null past `_DEEP` levels."""
+        """The `anyOf`/`oneOf` branch to answer with: of named branches the one `choose`
+        picks (`named`), else the first that is not null (pydantic's `Optional[X]` is
+        `anyOf: [X, {"type": "null"}]`); null past `_DEEP` levels."""
         for key in ("anyOf", "oneOf"):
             options = schema.get(key)
             if not isinstance(options, list) or not options:
@@ -159,8 +169,50 @@ class _Walk:
             null = [b for b in branches if _kind(b) == "null"]
             if null and depth > _DEEP:
                 return null[0]
-            return next((b for b in branches if _kind(b) != "null"), branches[0])
+            kept = [b for b in branches if _kind(b) != "null"]
+            return self.named(options, kept) or next(iter(kept), branches[0])
         return None
+
+    def named(self, options: list[Any], branches: list[dict[str, Any]]) -> dict[str, Any] | None:
+        """The branch `choose` picks by name, None where nothing chooses or the branches
+        are not told apart by a name (`_names`); read once per `anyOf` (`options`), as an
+        array of it is built item by item."""
+        if self.choose is None:
+            return None
+        if id(options) not in self.picks:
+            names = _names(branches, self.resolved)
+            self.picks[id(options)] = None if names is None else self.choose(names)
+        index = self.picks[id(options)]
+        return branches[index] if index is not None and 0 <= index < len(branches) else None
+
+
+def _names(
+    branches: list[dict[str, Any]], resolved: Callable[[dict[str, Any]], dict[str, Any]]
+) -> tuple[str, ...] | None:
+    """The branches' names: of the first field every branch fixes to one string (a `const`
+    or an `enum` of one), distinct across them; None where no field does, or for fewer than
+    two branches. BeeAI's `ToolCall` fixes `name` in each (`{"const": "get_weather"}`). A
+    field stops being read at the first branch that does not name it so: linear in the
+    schema."""
+    if len(branches) < 2:
+        return None
+    for field in _object(branches[0].get("properties")):
+        names: dict[str, None] = {}
+        for branch in branches:
+            name = _fixed(resolved(_object(_object(branch.get("properties")).get(field))))
+            if name is None or name in names:
+                break
+            names[name] = None
+        else:
+            return tuple(names)
+    return None
+
+
+def _fixed(schema: dict[str, Any]) -> str | None:
+    """The one string a schema allows (`const`, or an `enum` of one), else None."""
+    enum = schema.get("enum")
+    value = enum[0] if isinstance(enum, list) and len(enum) == 1 else schema.get("const")
+    return value if isinstance(value, str) and value else None
 
 
 def _object(value: Any) -> dict[str, Any]:
