@@ -6,7 +6,9 @@ for the conversation key, which hashes the first ask as the classifier reads it
 (`router.conversation.conversation_key`). Kept apart from the view: this is the part that
 grows with every agent and framework whose own turns it learns to pass over, and the key
 reads it without the view. Every read here is bounded (message count, part count, bytes),
-so a 200k-token conversation costs about what a short one does.
+so a 200k-token conversation costs about what a short one does. This module tells which
+messages are the asks; what of one the classifier and the key read, its content as its user
+wrote it and its clipped text, is `classifier.ask_text`'s.
 
 Not every user message is an ask. Agents put their own texts in user turns
 (`classifier.harness`), and a tool result's image reaches chat as a user message after the
@@ -43,18 +45,13 @@ you help me?", `classifier.greeting`), nor one inside atomic-agents' JSON
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from itertools import islice
 from typing import Any, Literal, NamedTuple
 
 from classifier import (
     aider,
     browser_use,
-    crush,
     frameworks,
-    gpt_engineer,
-    inspect_ai,
-    jupyter_ai,
     kimi,
     mini_swe_agent,
     open_webui,
@@ -64,17 +61,9 @@ from classifier import (
     qwen,
     system_ask,
 )
-from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip, clip_head, clip_tail
 from classifier.greeting import Greetings, greets_once
-from classifier.harness import has_words, own_words, turn_asks, turn_words
-from classifier.message import (
-    SCAN_MESSAGES,
-    SCAN_PARTS,
-    System,
-    part_text,
-    read_system,
-    scanned_texts,
-)
+from classifier.harness import has_words, turn_asks
+from classifier.message import SCAN_MESSAGES, System, read_system, scanned_texts
 
 # How far back the latest user message is looked for, by role alone (50-90 ns a message:
 # 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
@@ -86,39 +75,6 @@ SCAN_ROLES = 4096
 # Whose fixed user message one is (`_fixed`): a coding agent's, an agent framework's, or a
 # framework's tool result (`classifier.frameworks.tool_result`), its ask before it the latest
 _Own = Literal["agent", "framework", "result"] | None
-
-
-def content_text(content: object) -> str:
-    """Text of a message's content: a string, or the text parts of a part array (images
-    skipped), joined by line breaks, each without its harness blocks (`own_words`);
-    clipped alike, so parts read as their joined string."""
-    return _read(content, False)[0]
-
-
-def _read(content: object, aiders: bool) -> tuple[str, bool]:
-    """`content_text(content)`, and whether an agent's text was cut from it (`own_words`
-    gives a text with nothing of an agent's back as it is); `aiders`: the request is
-    Aider's (`classifier.aider.is_aiders`), whose reflections are no words."""
-    if isinstance(content, str):
-        words = own_words(content, aiders=aiders)
-        return clip(words), words != content
-    texts = scanned_texts(content)
-    kept = turn_words(texts, aiders=aiders)
-    cut = kept != [text for text in texts if text]
-    size = sum(map(len, kept)) + len(kept) - 1
-    if size <= HEAD_BYTES + TAIL_BYTES:
-        return clip("\n".join(kept)), cut
-    # `clip` of the joined text, without joining whole parts: each part's ends suffice
-    first = "\n".join(t[:HEAD_BYTES] for t in kept)[:HEAD_BYTES]
-    last = "\n".join(t[-TAIL_BYTES:] for t in kept)[-TAIL_BYTES:]
-    return f"{clip_head(first, HEAD_BYTES)}\n…\n{clip_tail(last, TAIL_BYTES)}", cut
-
-
-def _texts(content: object, aiders: bool) -> list[str]:
-    """The texts of a part array's scanned parts, without their harness blocks
-    (`turn_words`: each part is read with the one after it, and a resumed tool result with
-    the resumption after it); none for anything else."""
-    return turn_words(scanned_texts(content), aiders=aiders)
 
 
 def _asks(message: object, aiders: bool, known: Greetings, system: System) -> bool:
@@ -326,81 +282,3 @@ def _has_text(message: object, known: Greetings, system: System) -> bool:
     if isinstance(content, str):
         return not content.isspace() and bool(content)
     return any(text and not text.isspace() for text in scanned_texts(content))
-
-
-def ask_content(
-    message: object, messages: Sequence[Any], *, system: System | None = None
-) -> object:
-    """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
-    words inside its frame, the task of a smolagents run wherever its request holds it, a
-    DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
-    WebUI task's template (`classifier.open_webui`), the latest of the conversation in pi's
-    summarization request (`classifier.pi`), a `%%ai` cell's prompt without the
-    sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
-    choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
-    inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), the
-    request after the project's files in gpt-engineer's improve ask (`classifier.gpt_engineer`),
-    else without the reminder of Aider's ask or context mode
-    (`classifier.aider.without_mode_reminder`); any
-    other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
-    measures (`classifier.request.view_cut`) and the conversation key hashes
-    (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
-    call's key hashed the fixed words the classifier leaves out. `system`: the system prompt of
-    `messages`, when the caller has read it already (`read_system`)."""
-    system = read_system(messages) if system is None else system
-    return _ask_content(message, messages, system)[0]
-
-
-def _ask_content(message: object, messages: Sequence[Any], system: System) -> tuple[object, bool]:
-    """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    OpenHands', gpt-engineer's, Aider's): not an agent framework's
-    (`classifier.frameworks.task_ask`) nor Open WebUI's (`classifier.open_webui`) nor
-    jupyter-ai's (`classifier.jupyter_ai`) nor an eval tool's (`classifier.inspect_ai`), no
-    coding agents' (`classifier.rules.agent_session`). `system`: the system prompt of
-    `messages` (`user_messages`)."""
-    sent = message.get("content") if isinstance(message, dict) else None
-    task = frameworks.task_ask(message, messages, system)
-    if task is sent:
-        task = open_webui.task_ask(message, messages)
-    if task is sent:
-        task = pi.task_ask(message, messages, system)
-    if task is sent:
-        task = jupyter_ai.prompt_words(message, messages)
-    if task is sent:
-        task = inspect_ai.question_ask(message)
-    if task is not sent:
-        return task, False
-    content = crush.title_ask(message, messages)
-    if content is sent:
-        content = openhands.title_ask(message, messages, system)
-    if content is sent:
-        content = gpt_engineer.request_ask(message, messages, system)
-    if content is sent:
-        content = aider.without_mode_reminder(message, messages)
-    return content, content is not sent
-
-
-def read_ask(
-    message: object, messages: list[Any], system: System, aiders: bool
-) -> tuple[str, bool]:
-    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether a coding
-    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`). `system`:
-    the system prompt of `messages` (`user_messages`)."""
-    if not isinstance(message, dict):
-        return "", False
-    content, around = _ask_content(message, messages, system)
-    text, cut = _read(content, aiders)
-    return text, cut or around
-
-
-def read_in_part(message: object, messages: list[Any], system: System, aiders: bool) -> bool:
-    """Whether the ask `message` (None: no ask) was read only in part
-    (`classifier.request.view_cut`); `system`: the system prompt of `messages`."""
-    content = _ask_content(message, messages, system)[0]
-    if isinstance(content, list):
-        if len(content) > SCAN_PARTS and any(part_text(part) for part in content[8:-8]):
-            return True  # parts `content_text` skips
-        content = "\n".join(_texts(content, aiders))
-    elif isinstance(content, str):
-        content = own_words(content, aiders=aiders)
-    return isinstance(content, str) and clip(content) is not content

@@ -177,7 +177,7 @@ _BEFORE_FRAMEWORKS = """\
    summary naming stats.py was coding 0.9 by its file name. The ask inside a
    title call, and an Aider message without its mode's reminder, are what the
    conversation key hashes and `explain` measures too (`latest_cut`, `first_cut`): one
-   function gives all three an ask's content (`classifier.asks.ask_content`).
+   function gives all three an ask's content (`classifier.ask_text.ask_content`).
    Nor are Qwen Code's (`classifier/qwen.py`): its setup message opening every session
    ("This is the Qwen Code. We are setting up the context for our chat.", the older Gemini
    CLI's alike) and a compressed history's summary, each with its fixed reply after it

@@ -60,14 +60,8 @@ from classifier import (
     taskmaster,
     vanna,
 )
-from classifier.asks import (
-    SCAN_ROLES,
-    Asks,
-    content_text,
-    read_ask,
-    read_in_part,
-    user_messages,
-)
+from classifier.ask_text import content_text, read_ask, read_in_part
+from classifier.asks import SCAN_ROLES, Asks, user_messages
 from classifier.fixed import (
     BROWSER_COMPACTION_READING,
     BROWSER_STEP_READING,
@@ -152,7 +146,7 @@ def view_cut(body: object) -> tuple[RequestView, bool, bool]:
     """`view(body)`, and whether its latest and its first ask were read only in part (a
     head and a tail, or their first and last parts): what `explain` tells of a long
     message, whose `latest_chars` alone cannot say it was cut. One reading of the asks for
-    both (Aider's or not asked once), of their `classifier.asks.ask_content` as `view` reads
+    both (Aider's or not asked once), of their `classifier.ask_text.ask_content` as `view` reads
     it: measured as sent, a crush title call's ask read whole was cut by crush's words (found
     in review). Not for `classify`: it joins and measures whole texts, which classifying must
     not."""

@@ -3,7 +3,7 @@
 The conversation key groups a session's requests in the ledger and pins them to one
 backend (sticky conversations, `router.sticky`); the user's words are what the key hashes
 and the ledger keeps as the prompt. Both read the ask as the classifier does
-(`classifier.asks.ask_content`), never an agent's own text around it.
+(`classifier.ask_text.ask_content`), never an agent's own text around it.
 """
 
 from __future__ import annotations
@@ -26,7 +26,8 @@ from classifier import (
     smolagents,
 )
 from classifier.aider import without_reminder
-from classifier.asks import ask_content, first_ask
+from classifier.ask_text import ask_content
+from classifier.asks import first_ask
 from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
@@ -363,7 +364,7 @@ def _users_words(
 ) -> object:
     """The content of the user message `message` of `messages` as its user wrote it, which
     the key hashes and the ledger keeps (`prompt_text`): the one the classifier reads
-    (`classifier.asks.ask_content`: without Aider's ask or context mode's reminder, the
+    (`classifier.ask_text.ask_content`: without Aider's ask or context mode's reminder, the
     ask inside crush's title text), or its content as sent (`as_sent`: a Marvin task's,
     its id with it, for the key), without the reminder of Aider's edit format after it
     (`classifier.aider.without_reminder`) and white space at the end (the cut leaves a blank

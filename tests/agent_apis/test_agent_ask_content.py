@@ -1,5 +1,5 @@
 """What the classifier reads of an ask is what `explain` measures and the conversation key
-hashes (`classifier.asks.ask_content`): an agent's fixed words around the ask (crush's
+hashes (`classifier.ask_text.ask_content`): an agent's fixed words around the ask (crush's
 title text, Aider's ask or context mode's reminder) are left out by all three.
 
 Each cleaned the ask apart, and they disagreed (found in review): `explain` said an ask the

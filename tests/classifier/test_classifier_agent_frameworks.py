@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from classifier.asks import ask_content
+from classifier.ask_text import ask_content
 from classifier.crewai import CRITERIA, CRITERIA_END, POST_TOOL
 from classifier.pydantic_ai import BARE_END, RETRY_FRAMING
 from classifier.request import view

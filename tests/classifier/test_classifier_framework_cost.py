@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from classifier import classify, crewai, dspy, marvin, semantic_kernel
-from classifier.asks import ask_content
+from classifier.ask_text import ask_content
 from classifier.clip import HEAD_BYTES, TAIL_BYTES
 from classifier.message import read_system
 from classifier.request import view

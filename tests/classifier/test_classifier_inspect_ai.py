@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.asks import ask_content
+from classifier.ask_text import ask_content
 from classifier.fixed import GRADER_READING
 from classifier.inspect_ai import (
     DEFAULT_MODEL_GRADED_FACT_TEMPLATE,

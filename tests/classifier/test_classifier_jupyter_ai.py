@@ -17,7 +17,8 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.asks import ask_content, first_ask
+from classifier.ask_text import ask_content
+from classifier.asks import first_ask
 from classifier.fixed import CODE_ANSWER_READING
 from classifier.jupyter_ai import CODE, SENTENCES, SUFFIXES
 from classifier.request import view

@@ -19,7 +19,8 @@ from typing import Any
 import pytest
 
 from classifier import classify
-from classifier.asks import ask_content, first_ask
+from classifier.ask_text import ask_content
+from classifier.asks import first_ask
 from classifier.pi import (
     BRANCH_OPENING,
     BRANCH_PROMPT,

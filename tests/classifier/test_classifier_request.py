@@ -14,7 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from classifier import INTENTS, classify, decision, explain
-from classifier.asks import SCAN_ROLES, content_text
+from classifier.ask_text import content_text
+from classifier.asks import SCAN_ROLES
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip
 from classifier.corpus import Example
 from classifier.evaluation import body as body_of
