@@ -3,7 +3,8 @@
 The conversation key groups a session's requests in the ledger and pins them to one
 backend (sticky conversations, `router.sticky`); the user's words are what the key hashes
 and the ledger keeps as the prompt. Both read the ask as the classifier does
-(`classifier.ask_text.ask_content`), never an agent's own text around it.
+(`classifier.ask_text.ask_content`), never an agent's own text around it. A session the
+request names by a header or field (`router.session`) keys it instead of its opening.
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
 from classifier.system_ask import system_asks
 from router.record import Api
-from router.routing_headers import session_header
+from router.session import session_id
 from router.stored_responses import conversation_of
 from router.translate.text_parts import content_text
 
@@ -60,12 +61,6 @@ _CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
 # A content part's prompt-caching marks (`said`): Anthropic's and OpenRouter's, litellm's
 CACHE_MARKS = ("cache_control",)
-# Open WebUI's chat id header (its `FORWARD_SESSION_INFO_HEADER_CHAT_ID`, by default), and the
-# prefixes of a temporary chat's (`session_id`)
-OPEN_WEBUI_CHAT = "x-openwebui-chat-id"
-# pi's session affinity headers, in the order read (`affinity`)
-AFFINITY = ("x-session-affinity", "session_id")
-_TEMPORARY_CHATS = ("temporary:", "local:")
 # In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
 # a Haystack side call's, a Google ADK run's and a browser-use run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
@@ -89,9 +84,9 @@ def conversation_key(
     (`router.ledger.conversation_key`), and scoped by `caller` (the key's name): two callers
     sending one session id are two conversations, and neither pins the other's backend.
 
-    A session id (`session_id`: the router's `x-smf-session-id`, Claude Code's header, pi's
-    session affinity headers, Open WebUI's chat id, `prompt_cache_key`) names one
-    conversation, and so does `thread`, what a Responses turn names stored on the server
+    A session id (`router.session.session_id`: the router's `x-smf-session-id`, Claude
+    Code's header, pi's session affinity headers, Open WebUI's chat id, `prompt_cache_key`)
+    names one conversation, and so does `thread`, what a Responses turn names stored on the server
     (`server_thread`): such a turn sends only its new items, no first user message (a turn
     continuing a response the router knows takes that response's key instead:
     `router.stored_responses`). OpenAI's
@@ -192,70 +187,6 @@ def conversation_key(
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
         _hash_part(digest, str(said(words))[:KEY_CHARS])
     return digest.hexdigest()
-
-
-def session_id(body: dict[str, Any], headers: Any) -> tuple[str | None, str | None]:
-    """The session id a request names, and else the browser tab an Open WebUI temporary chat
-    names (None for each it does not). The router's own `x-smf-session-id`
-    (`router.routing_headers.session_header`), Claude Code's `x-claude-code-session-id`
-    header, pi's session affinity headers (`affinity`), Open WebUI's chat id
-    (`OPEN_WEBUI_CHAT`), else the body's `prompt_cache_key`.
-
-    `x-smf-session-id` comes first: it is the caller's explicit word to the router, set for
-    it alone, where each of the others is an app's own id the router borrows (and a proxy in
-    front of Open WebUI or Claude Code may set it to override theirs). Flowise's ChatOpenAI
-    node sends no session id and no field of the caller's, only headers: its chats that open
-    alike (its conversation starters make that common) were one conversation, four sessions
-    sharing one pin (found in a live review of Flowise 3.1.4).
-
-    pi's headers come after Claude Code's, each an agent's own session, which no request
-    sends both of, and before the chat id and `prompt_cache_key`: like Claude Code's they
-    name one agent session, set by the agent for each of its requests, where the chat id is
-    only forwarded by an Open WebUI in front, and `prompt_cache_key` is a body field a
-    caller's config may fix for every session (Open WebUI's custom parameter, below). In its
-    chat mode pi sends no `prompt_cache_key`: seven pi sessions that opened with one ask were
-    one conversation sharing one pin (found in a live review of pi 0.73.1).
-
-    Open WebUI sends no `user`, no session id and no `prompt_cache_key`: keyed by its
-    opening, twelve chats that began with one question were one conversation, and a cloud
-    refusal's local pin in one held the later ones; two users of one key who open alike share
-    a pin (found in review). With `ENABLE_FORWARD_USER_INFO_HEADERS=true` it sends the chat's
-    id on each turn and on the chat's title, tag and follow-up requests. The chat id comes
-    before `prompt_cache_key`: set as a model's custom parameter in Open WebUI, that is one
-    fixed value for every chat of the model. A temporary chat's id is `temporary:` and the
-    tab's socket id, the same for each temporary chat the tab opens (`local:` before): no
-    session, it keys with the opening, as `user` does, so that two tabs (two users) opening
-    alike are two conversations, whatever `prompt_cache_key` the model sets."""
-    if (own := session_header(headers)) is not None:
-        return own, None
-    chat = headers.get(OPEN_WEBUI_CHAT)
-    chat = chat if isinstance(chat, str) and chat else None
-    agent = headers.get("x-claude-code-session-id") or affinity(headers)
-    if chat and chat.startswith(_TEMPORARY_CHATS):
-        # nor the model's fixed `prompt_cache_key`: every tab's temporary chats would be one
-        # conversation (found in review)
-        return agent, chat
-    return agent or chat or body.get("prompt_cache_key") or None, None
-
-
-def affinity(headers: Any) -> str | None:
-    """The session pi names in its session affinity headers (`AFFINITY`), the first sent.
-
-    pi (its `openai-completions` API with `compat.sendSessionAffinityHeaders`, off for a
-    provider of one's own unless set, docs/agents/pi.md) sends its session's id as
-    `x-session-affinity` and `session_id` on every request of the session;
-    in its Responses mode `session_id` alone, beside `prompt_cache_key`. `x-session-affinity`
-    comes first: a proxy such as nginx drops a header whose name has an underscore by
-    default (`underscores_in_headers off`). `session_id` is not pi's alone: the Codex CLI
-    sends its conversation id in it, the same id as its `prompt_cache_key`, so Codex's key is
-    the one it was. Never `x-client-request-id`, which pi fills with the session's id too:
-    by its name and in OpenAI's API it is one request's id, which a client may make anew for
-    each request, and read as a session each such request would be a conversation alone."""
-    for name in AFFINITY:
-        value = headers.get(name)
-        if isinstance(value, str) and value:
-            return value
-    return None
 
 
 def _framework(messages: list[Any], system: System) -> str | None:

@@ -66,7 +66,7 @@ def is_private(caller: Caller, headers: Mapping[str, str]) -> bool:
 
 def session_header(headers: Mapping[str, str]) -> str | None:
     """The session `x-smf-session-id` names (None without the header), for the conversation
-    key (`router.conversation.session_id`), for a client that can set a header but not a body
+    key (`router.session.session_id`), for a client that can set a header but not a body
     field (Flowise's ChatOpenAI node, a curl script, a proxy). Refused as `x-smf-route` is
     (`header_items`): empty, or repeated naming two sessions (a comma in it reads so); and
     past `SESSION_CHARS` characters or with one that does not print, as `x-request-id` is

@@ -1,4 +1,4 @@
-"""pi names its session in its session affinity headers (`router.conversation.affinity`).
+"""pi names its session in its session affinity headers (`router.session.affinity`).
 
 pi 0.73.1 in its chat mode (`api: "openai-completions"`) sends no `prompt_cache_key`: with
 `compat.sendSessionAffinityHeaders` it sends the session's id as `session_id`,
