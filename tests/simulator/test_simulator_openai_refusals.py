@@ -31,6 +31,7 @@ from openai.types.shared.custom_tool_input_format import Grammar
 
 from router.simulator import SimThread
 from router.simulator import openai_refusals as table
+from router.simulator.openai_shape import OneOf
 from tests.openai_types import field_names, literals, type_names
 
 FUNCTION = {"type": "function", "name": "f", "parameters": {}}
@@ -229,7 +230,7 @@ def test_the_closed_sets_are_the_sdks() -> None:
     assert set(table.TRUNCATIONS) == literals(Response, "truncation")
     assert set(table.VERBOSITIES) == literals(ResponseTextConfig, "verbosity")
     for name, node in table.REASONING.fields.items():
-        if isinstance(node, table.OneOf):
+        if isinstance(node, OneOf):
             assert set(node.values) == literals(Reasoning, name), name
     formats = get_args(get_args(ResponseFormatTextConfig)[0])
     assert set(table.TEXT_FORMATS.types) == {literals(kind, "type").pop() for kind in formats}
