@@ -23,6 +23,12 @@ from __future__ import annotations
 
 import re
 
+from classifier.deepeval_geval_templates import (
+    GEVAL_RESULTS,
+    GEVAL_RUBRIC_RESULTS,
+    GEVAL_STEPS,
+    GEVAL_STRICT_RESULTS,
+)
 from classifier.deepeval_templates import (
     ANSWER_RELEVANCY_REASON,
     ANSWER_RELEVANCY_STATEMENTS,
@@ -31,10 +37,6 @@ from classifier.deepeval_templates import (
     FAITHFULNESS_REASON,
     FAITHFULNESS_TRUTHS,
     FAITHFULNESS_VERDICTS,
-    GEVAL_RESULTS,
-    GEVAL_RUBRIC_RESULTS,
-    GEVAL_STEPS,
-    GEVAL_STRICT_RESULTS,
 )
 from classifier.templates import fills_any, fixed_parts, opening_texts
 
