@@ -31,6 +31,8 @@ prompts.py`) sends each step of an agent as a chat request:
   its system prompt opens `REACT_OPENING` and holds `REACT_PROTOCOL`), the latest user message
   as "Message: <ask>\\n\\nThis message was created at <ISO time>" (`REACT_PREFIX`,
   `REACT_CREATED`): the time changed the ask's reading, and the ask is read without either.
+  A later turn's history holds the ask unwrapped, its part as sent: a conversation's key
+  reads either as the one text inside (`react_words`).
 
 Told by BeeAI's exact texts: its system prompts' openings and the line on `final_answer`, the
 tool's name and description, the wrappers, the schema's name and its calls' fields, the nudge.
@@ -48,7 +50,7 @@ from collections.abc import Mapping, Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import System, one_text, opening_text, per_text
+from classifier.message import System, lead_text, one_text, opening_text, per_text
 from classifier.tool_choice import named_function
 
 REQUIREMENT_OPENING = "# Role\nAssume the role of "
@@ -220,6 +222,24 @@ def task_ask(message: object, system: System) -> object:
         ask = text[len(REACT_PREFIX) : None if created is None else created.start()]
         return ask or content
     return content
+
+
+def react_words(words: object, system: System) -> object:
+    """The words a BeeAI ReActAgent's first ask keys its conversation by
+    (`router.conversation`): its opening text (`lead_text`) without white space at the end,
+    whether it came wrapped or not, when `words` (the ask's content as read, `task_ask`) are
+    parts of a ReActAgent's request (`react` of `system`); any other words as they are (the
+    very object).
+
+    Its turn's ask comes wrapped in one text part (`REACT_PREFIX`), read as the string inside
+    the wrapper; a later turn's history holds that ask unwrapped, its one text part as sent:
+    keyed as read, the two turns were two conversations, the second pin lost (found running
+    BeeAI Framework 0.1.85). The wrapped ask is read by its opening text alone, and so is the
+    unwrapped one. Only its requests: another app's "Message: " text is its own."""
+    if not isinstance(words, list) or not react(system):
+        return words
+    text = lead_text(words)
+    return words if text is None else text.rstrip()
 
 
 # A tool's line in RequirementAgent's system prompt, whether it may be called now, and what a

@@ -102,7 +102,9 @@ def conversation_key(
     (found in review). Its content is its user's words (`_users_words`): the first request's
     first ask is the later ones'. Of gpt-engineer's improve ask, the request after the
     project's files (`classifier.gpt_engineer.request_ask`): keyed by the files' first
-    characters, every ask on one project was one conversation (found in a live review). The
+    characters, every ask on one project was one conversation (found in a live review). Of a
+    BeeAI ReActAgent's, its text, inside its wrapper or not (`classifier.beeai.react_words`):
+    its later turns hold it unwrapped, a text part as sent, and a chat's turns keyed apart. The
     system prompt is read without its clock text (`clockless`): an agent that writes the
     time into it keyed every turn apart. A
     smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
@@ -185,7 +187,7 @@ def conversation_key(
     first = asked or first
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
-        _hash_part(digest, str(said(words))[:KEY_CHARS])
+        _hash_part(digest, str(said(beeai.react_words(words, system)))[:KEY_CHARS])
     return digest.hexdigest()
 
 
