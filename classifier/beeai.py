@@ -32,7 +32,7 @@ prompts.py`) sends each step of an agent as a chat request:
   as "Message: <ask>\\n\\nThis message was created at <ISO time>" (`REACT_PREFIX`,
   `REACT_CREATED`): the time changed the ask's reading, and the ask is read without either.
   A later turn's history holds the ask unwrapped, its part as sent: a conversation's key
-  reads either as the one text inside (`react_words`).
+  reads either by its opening text, out of the wrapper (`react_words`).
 
 Told by BeeAI's exact texts: its system prompts' openings and the line on `final_answer`, the
 tool's name and description, the wrappers, the schema's name and its calls' fields, the nudge.
@@ -233,7 +233,7 @@ def react_words(words: object, system: System) -> object:
 
     Its turn's ask comes wrapped in one text part (`REACT_PREFIX`), read as the string inside
     the wrapper; a later turn's history holds that ask unwrapped, its one text part as sent:
-    keyed as read, the two turns were two conversations, the second pin lost (found running
+    keyed as read, the two turns were two conversations in the ledger (found running
     BeeAI Framework 0.1.85). The wrapped ask is read by its opening text alone, and so is the
     unwrapped one. Only its requests: another app's "Message: " text is its own."""
     if not isinstance(words, list) or not react(system):
