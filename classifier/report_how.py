@@ -21,7 +21,13 @@ _BEFORE_FRAMEWORKS = """\
    ends bare after an imperative "use": "use the calculator" or "use the calculate tool"
    with griptape's `CalculatorTool_calculate` (`tool_parts.py`), not "use the search
    results"; or two words of a tool's name in their order: "the current weather" names
-   `get_current_weather`) gives tool_calling (0.90).
+   `get_current_weather`; or, with agency-swarm's `send_message` offered (`agency_swarm.py`:
+   its description's opening, "Use this tool to facilitate direct, synchronous communication
+   between specialized agents within your agency.", and its `recipient_agent` enum of agent
+   names), one of those agents named, any case, as the one to do it: "Tell the Developer to
+   draft a short status report" or "Developer, check the build", writing 0.87 by its words,
+   is the CEO's call of `send_message`; "what does a developer do?" is not) gives
+   tool_calling (0.90).
    Descriptions are not compared: an agent's are in everyday words ("command", "file",
    "list"), which any coding task shares. Nor are the coding agents' built-in tools
    (`HARNESS_TOOLS`: Claude Code's TodoWrite, Codex's apply_patch...), named in such words

@@ -20,7 +20,8 @@ mem0's memory calls are its app's background job, gpt-researcher's report reques
 detailed report whatever its research found);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
-tool no tool offered (`classifier.marvin.own_tools`);
+tool no tool offered (`classifier.marvin.own_tools`), and agency-swarm's `send_message` names
+the agents an ask may have do the work (`RequestView.recipients`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
@@ -35,6 +36,7 @@ from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from classifier import (
+    agency_swarm,
     ai_shell,
     beeai,
     browser_use,
@@ -121,6 +123,10 @@ class RequestView(NamedTuple):
     # or a Marvin task's of its end-turn tool (`classifier.marvin.replies_by_tool`): the forcing
     # is how it answers, no tool request (`classifier.rules.rule_intent`).
     reply_channel: bool = False
+    # The agents an agency-swarm `send_message` offered may send to, by name
+    # (`classifier.agency_swarm.recipients`): an ask that has one do the work asks for it
+    # (`classifier.rules.asks_for_tools`).
+    recipients: tuple[str, ...] = ()
     # No user message asks, and one that greets or asks for help alone was passed over
     # (`classifier.asks.Asks.greeted`): nothing is read, and `explain` says why.
     greeted: bool = False
@@ -201,6 +207,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         fixed=_fixed(messages, system),
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
         reply_channel=reply_channel,
+        recipients=agency_swarm.recipients(tools),
         greeted=asks.greeted,
     )
 

@@ -25,8 +25,10 @@ and Taskmaster's planning prompts, a task record in its form whatever the ask, i
 (`classifier.taskmaster`).
 Tools offered with a request that names one (two words of its name, in order, or its whole name
 or a part of it in "use the <name> tool") or asks to look up, search, book, send… is tool use
-too. Tools merely present are only a weak prior: coding agents send their tool schemas on every
-turn, their descriptions are never compared, and their built-in tools
+too, as is an ask that has an agent of agency-swarm's agency do the work, with its
+`send_message` offered (`classifier.agency_swarm`). Tools merely present are only a weak
+prior: coding agents send their tool schemas on every turn, their descriptions are never
+compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text in
 a user turn, say the request comes from a coding agent's session (`session_intent`), where an
 ask that names a source file ("add a main guard to haiku.py") is coding whatever the model
@@ -41,6 +43,7 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from itertools import pairwise
 
+from classifier.agency_swarm import named_recipient
 from classifier.features import tokens
 from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here too
     BROWSER_COMPACTION,
@@ -153,7 +156,9 @@ def asks_for_tools(v: RequestView) -> str | None:
     in review). In order and together, not anywhere: with a `todo_write` tool offered,
     "write a todo app" names none. And never an agent's built-in tools
     (`classifier.harness_tools.HARNESS_TOOLS`): "store the todo write timestamp" is no call
-    of Claude Code's TodoWrite, nor "use the Bash tool" one."""
+    of Claude Code's TodoWrite, nor "use the Bash tool" one. With agency-swarm's
+    `send_message` offered, an ask that has one of its recipients do the work ("Have the
+    Developer check the build") asks for it (`classifier.agency_swarm`)."""
     low = v.latest.lower()
     for phrase in _ASK_PHRASES:
         if phrase in low:
@@ -164,6 +169,8 @@ def asks_for_tools(v: RequestView) -> str | None:
         return f"asks for an offered tool by its name: {name.lower()}"
     if (part := asked_part(v.tool_names, v.latest[:_PART_CHARS])) is not None:
         return f"asks for an offered tool by its name's part: {part}"
+    if (agent := named_recipient(v.recipients, v.latest[:_PART_CHARS])) is not None:
+        return f"has an agent of its agency do it: {agent}"
     named = tool_words(v.tool_names)
     if not named:
         return None
