@@ -9,7 +9,8 @@ result gets a short summary (unless `tool_choice` forces another call: of the to
 one called last, `tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
 text, a JSON document built from its schema the way tool arguments are (of named `anyOf`
-branches, BeeAI's tools, the one a model reading the conversation would pick: `_chooser`),
+branches, BeeAI's tools, the one a model reading the conversation would pick: `_chooser`;
+of a field naming an agent, one the prompt lists: `_agent`),
 or the first of the strings it allows; on vLLM also where it would call an offered tool
 unforced, as vLLM's constraint holds the whole output. A prompt that holds a JSON schema
 and asks for JSON (instructor's JSON modes), or shows an example object and asks for JSON
@@ -34,7 +35,8 @@ from typing import Any
 
 from router.simulator import dataprompt
 from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
-from router.simulator.instances import JSON_OBJECT, Chooser, arguments_for, structured
+from router.simulator.instances import JSON_OBJECT, Chooser, Named, arguments_for, structured
+from router.simulator.offered_agents import listing
 from router.simulator.prompted import asked_json, framed
 
 _CODE = re.compile(
@@ -143,7 +145,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         if asked is not None:
             return Reply(text=asked)
     if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
-        return Reply(text=structured(prompt.output_schema, prompt.user, _chooser(prompt)))
+        schema = prompt.output_schema
+        return Reply(text=structured(schema, prompt.user, _chooser(prompt), _agent(prompt)))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if calls:
@@ -179,7 +182,7 @@ def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     if asked is None or (isinstance(asked.example, list) and prompt.output_schema is not None):
         return None
     if asked.schema is not None:
-        text = structured(asked.schema, prompt.user, _chooser(prompt))
+        text = structured(asked.schema, prompt.user, _chooser(prompt), _agent(prompt))
     elif isinstance(asked.example, list):  # as many strings as shown
         text = json.dumps([shaped_like(item, rng) for item in asked.example])
     else:
@@ -327,6 +330,22 @@ def _chooser(prompt: Prompt) -> Chooser:
         return asked_index(names, ends(prompt.user)) if done is None else done
 
     return choose
+
+
+def _agent(prompt: Prompt) -> Named:
+    """Which agent a structured answer's field that names one gets, as a model reading the
+    prompt's list of agents would write one (`offered_agents`: fast-agent's router and
+    orchestrator): the one the ask before the list names (`asked_index`), else the first
+    listed; None where the prompt lists none, and the field is filled as before."""
+
+    def named() -> str | None:
+        offered = listing(prompt.user, prompt.system)
+        if offered is None:
+            return None
+        index = asked_index(offered.names, ends(offered.ask))
+        return offered.names[0 if index is None else index]
+
+    return named
 
 
 def _asked_tool(prompt: Prompt) -> ToolSpec | None:

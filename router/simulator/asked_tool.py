@@ -11,6 +11,7 @@ calls. Names only: a word like "calculate" in the ask is too loose a hint to pic
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -18,6 +19,10 @@ from typing import Any
 # a word as a name spells it: an upper-case run (`JSON` of `parseJSON`), a capitalised or
 # lower-case run (`get`, `Weather`), or digits; `_`, `-`, `.` and spaces separate
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# what ends a server's prefix in a tool's name (fast-agent's `calc-add`, Claude Code's
+# `mcp__calc__add`), and how many prefixes are read off one name
+_SEPARATOR = re.compile(r"__|-")
+_PREFIXES = 3
 # the tags of what an agent writes into the user's message for the model, not the user's ask
 _INJECTED_TAGS = ("system-reminder", "system")
 # the words of a tool's name that say it hands the answer over (`finishing_index`)
@@ -41,15 +46,29 @@ def asked_index(names: Sequence[str], ask: str) -> int | None:
     listing its tools, gptme's `<system>` nag) is not the ask, and is left out. Where the
     ask names several, the longest name wins (the more specific: "web search" names
     `search` and `web_search`), then the one named first, then the first in the list: one
-    answer for one prompt."""
+    answer for one prompt.
+
+    A name with a server's prefix (fast-agent's MCP tools, `calc-get_weather`; Claude Code's,
+    `mcp__calc__get_weather`) is named by its part after the prefix too ("use the
+    get_weather tool", "get weather"): the simulator called `calc-add` for both (a live
+    review). Of a part and a whole name of as many words, the whole name wins."""
     said = words(without_injected(ask))
-    named: list[tuple[int, int, int]] = []
+    known = frozenset(said)  # a name with a word the ask lacks is passed over unscanned
+    named: list[tuple[int, bool, int, int]] = []
     for index, name in enumerate(names):
-        parts = words(name)
-        place = _place(parts, said)
-        if place is not None:
-            named.append((-len(parts), place, index))
-    return min(named)[2] if named else None
+        for prefixed, part in enumerate((name, *_unprefixed(name))):
+            parts = words(part)
+            place = _place(parts, said) if known.issuperset(parts) else None
+            if place is not None:
+                named.append((-len(parts), prefixed > 0, place, index))
+                break  # the longer reading first: a shorter one of the same name ranks lower
+    return min(named)[3] if named else None
+
+
+def _unprefixed(name: str) -> list[str]:
+    """The name's parts after its first `_PREFIXES` separators (`-`, `__`), longest first:
+    `mcp__calc__get_weather` gives `calc__get_weather` and `get_weather`."""
+    return [name[found.end() :] for found in itertools.islice(_SEPARATOR.finditer(name), _PREFIXES)]
 
 
 def without_injected(text: str) -> str:

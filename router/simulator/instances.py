@@ -5,8 +5,10 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
 The value is the first thing the schema allows, named after its field where that hints
-(`city` → Paris), else the prompt's first words; of an `anyOf` whose branches are named (each
-a `const` of one field: BeeAI's tools as a `ToolCall`), the one a `Chooser` picks.
+(`city` → Paris), a free string that names an agent the agent a `Named` gives (one the
+prompt lists: fast-agent's router and orchestrator, `offered_agents`), else the prompt's
+first words; of an `anyOf` whose branches are named (each a `const` of one field: BeeAI's
+tools as a `ToolCall`), the one a `Chooser` picks.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import json
 import math
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from router.simulator.offered_agents import names_agent
 
 _STRING_HINTS = (
     ("city", "Paris"),
@@ -54,10 +58,16 @@ Chooser = Callable[[Sequence[str]], int | None]
 """Which of an `anyOf`'s named branches to answer with, given their names in order; None
 for the first, as where nothing chooses."""
 
+Named = Callable[[], str | None]
+"""The agent a free string field that names one is filled with (`offered_agents`), None
+where the prompt lists none; asked once, and only where a field names an agent."""
 
-def structured(schema: dict[str, Any], user: str, choose: Chooser | None = None) -> str:
+
+def structured(
+    schema: dict[str, Any], user: str, choose: Chooser | None = None, agent: Named | None = None
+) -> str:
     """The text of a structured-output answer: a JSON document valid against `schema`."""
-    return json.dumps(_Walk(schema, user, choose).value("", schema, 0))
+    return json.dumps(_Walk(schema, user, choose, agent).value("", schema, 0))
 
 
 def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
@@ -79,12 +89,20 @@ class _Walk:
     nullable is null, an array as short as it may be, an object only its required fields,
     so a recursive model (a tree of nodes) ends small; a schema no finite value meets (an
     object that requires itself) is cut off, null, when the budget runs out or past `_LAST`
-    levels. `choose` picks among named branches, once per `anyOf`."""
+    levels. `choose` picks among named branches, once per `anyOf`; `agent` names the agent
+    a field naming one gets, asked once."""
 
-    def __init__(self, root: dict[str, Any], user: str, choose: Chooser | None = None) -> None:
+    def __init__(
+        self,
+        root: dict[str, Any],
+        user: str,
+        choose: Chooser | None = None,
+        agent: Named | None = None,
+    ) -> None:
         self.root, self.user, self.left = root, user, _BUDGET
-        self.choose = choose
+        self.choose, self.agent = choose, agent
         self.picks: dict[int, int | None] = {}  # by the `anyOf` list's id: one walk's schema
+        self.agent_name: str | None = None  # `agent`'s answer, once asked ("" for none)
 
     def arguments(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
         props = _object(schema.get("properties"))
@@ -124,7 +142,16 @@ class _Walk:
             return self.array(name, schema, depth)
         if kind == "object":
             return self.arguments(schema, depth)
-        return _string(name, schema, self.user)
+        return _string(name, schema, self.user, self.agent_for(name, schema))
+
+    def agent_for(self, name: str, schema: dict[str, Any]) -> str:
+        """The agent a field that names one (`offered_agents.names_agent`) is filled with,
+        "" where nothing names one or the field names none."""
+        if self.agent is None or not names_agent(name, schema):
+            return ""
+        if self.agent_name is None:
+            self.agent_name = self.agent() or ""
+        return self.agent_name
 
     def array(self, name: str, schema: dict[str, Any], depth: int) -> list[Any]:
         """`minItems` items (one by default, none past `_DEEP` levels), within `maxItems`."""
@@ -258,12 +285,12 @@ def _bound(schema: dict[str, Any], key: str) -> float | None:
     return float(value) if math.isfinite(value) else None
 
 
-def _string(name: str, schema: dict[str, Any], user: str) -> str:
-    """A string its `format` or its field's name suggests, else the prompt's first words;
-    padded or cut to its `minLength`/`maxLength`."""
+def _string(name: str, schema: dict[str, Any], user: str, given: str = "") -> str:
+    """`given` (an agent's name), else a string its `format` or its field's name suggests,
+    else the prompt's first words; padded or cut to its `minLength`/`maxLength`."""
     fmt = schema.get("format")
     lowered = name.lower()
-    text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
+    text = given or (_FORMATS.get(fmt, "") if isinstance(fmt, str) else "")
     text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
     text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
     least, longest = schema.get("minLength"), schema.get("maxLength")

@@ -1,0 +1,124 @@
+"""The agents a prompt offers by name, for a structured answer's field that names one.
+
+fast-agent 0.2.36's router asks which agent should take a query: the query, then "Select
+from the following agents to handle the request:" and a JSON list of the agents
+(`<fastagent:agents>[{"name": "toolbot", "skills": [...]}, ...]`), with a `RoutingResponse`
+schema whose `agent` is a free string. Its orchestrator's plan (`AgentTask.agent`, "Name of
+Agent from given list of agents") names agents it shows as `<fastagent:agent name="poet">`.
+The simulator filled both with the prompt's first words, and each workflow stopped: "the
+agent What is 3 plus 4? Select was not known to the Router", "Agent 'You are tasked with
+orchestrating a' not found" (a live review of demo mode). A model writes a name from the
+list; so does the simulator now, where a field names an agent (`names_agent`) and the
+prompt lists agents (`listing`), and nowhere else.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from router.simulator.asked_tool import words
+from router.simulator.shown_forms import LONGEST, decoded
+
+_MOST = 64  # names one listing offers at most
+_LONGEST_NAME = 128  # characters of a name
+_LEAD = 200  # characters before a JSON list read for the word "agent"
+# an agent's element: `<agent name="x">`, `<fastagent:agent name="x">`, the name quoted
+# either way; every part bounded, so a `<` costs a few hundred steps at most
+_TAG = re.compile(
+    r"<(?:[A-Za-z][\w.-]{0,31}:)?agent\b[^<>]{0,200}?\bname[ \t]{0,8}=[ \t]{0,8}"
+    r"[\"']([^\"'<>\n]{1,128})[\"']",
+    re.I,
+)
+_ARRAY = re.compile(r"(?=\[\s*\{)")  # where a JSON list of objects can begin
+_AGENT_WORDS = frozenset({"agent", "agents"})
+
+
+@dataclass(frozen=True, slots=True)
+class Offered:
+    """The agents' names a prompt lists, in order, and the ask that may name one: the user
+    text before the listing (fast-agent puts the query first), or all of it where the
+    system text lists them."""
+
+    names: tuple[str, ...]
+    ask: str
+
+
+def names_agent(field: str, schema: dict[str, Any]) -> bool:
+    """Whether a free string field names an agent: its name ends so (`agent`,
+    `next_agent`, `agent_name`; not `user_agent`), or its description speaks of an agent's
+    name ("Name of Agent from given list of agents"). A field whose `format` or `pattern`
+    holds it to other text never does."""
+    if any(key in schema for key in ("format", "pattern", "enum", "const")):
+        return False
+    said = words(field)
+    if said[-2:] in (["agent", "name"], ["agents", "names"]):
+        said = said[:-1]
+    if said and said[-1] in _AGENT_WORDS:
+        return said[-2:-1] != ["user"]
+    about = schema.get("description")
+    told = set(words(about[:_LEAD])) if isinstance(about, str) else set()
+    return bool(told & _AGENT_WORDS) and "name" in told
+
+
+def listing(user: str, system: str) -> Offered | None:
+    """The agents the user text lists, else the system text; None where neither does."""
+    for text in (user, system):
+        found = _listed(text)
+        if found is not None:
+            names, start = found
+            return Offered(names, user[:start] if text is user else user)
+    return None
+
+
+def _listed(text: str) -> tuple[tuple[str, ...], int] | None:
+    """The names of the earlier of the text's two forms of listing (`_tagged`, `_json`),
+    and where it starts; a text without the word "agent" is passed over by a plain search."""
+    if len(text) > LONGEST or "agent" not in text.lower():
+        return None
+    found = [form for form in (_tagged(text), _json(text)) if form is not None]
+    return min(found, key=lambda form: form[1]) if found else None
+
+
+def _tagged(text: str) -> tuple[tuple[str, ...], int] | None:
+    """The names of the text's agent elements (`_TAG`), the first `_MOST`, and where the
+    first starts."""
+    names: dict[str, None] = {}
+    start = -1
+    for match in _TAG.finditer(text):
+        start = match.start() if start < 0 else start
+        names.setdefault(match.group(1).strip(), None)
+        if len(names) >= _MOST:
+            break
+    names.pop("", None)
+    return (tuple(names), start) if names else None
+
+
+def _json(text: str) -> tuple[tuple[str, ...], int] | None:
+    """The `name`s of the first JSON list of objects, each with one, that text mentioning
+    agents leads into (fast-agent's router); names inside the objects (its agents' skills)
+    are not agents'."""
+    for value, found, _ in decoded(text, _ARRAY):
+        start = found.end()
+        if "agent" not in text[max(0, start - _LEAD) : start].lower():
+            continue
+        names = _names(value)
+        if names:
+            return names, start
+    return None
+
+
+def _names(value: Any) -> tuple[str, ...]:
+    """Each item's `name`, where `value` is a list of `_MOST` objects at most, each with a
+    name of one line; else none."""
+    if not isinstance(value, list) or not 0 < len(value) <= _MOST:
+        return ()
+    names = [item.get("name") if isinstance(item, dict) else None for item in value]
+    if not all(_fit(name) for name in names):
+        return ()
+    return tuple(dict.fromkeys(str(name).strip() for name in names))
+
+
+def _fit(name: Any) -> bool:
+    return isinstance(name, str) and 0 < len(name.strip()) <= _LONGEST_NAME and "\n" not in name
