@@ -25,6 +25,7 @@ from classifier import (
     marvin,
     semantic_kernel,
     smolagents,
+    swarms,
 )
 from classifier.aider import without_reminder
 from classifier.ask_text import ask_content
@@ -130,7 +131,11 @@ def conversation_key(
     relays and fillers passed over, its first ask is the user's. A browser-use run's (its
     agent steps' and its judge's, `classifier.browser_use.framed`) by the task in its
     `<user_request>`, marked as browser-use's: it rebuilds its one user message every step,
-    page and all, and one 5-step run was 9 conversations (found in a live review). Keyed so,
+    page and all, and one 5-step run was 9 conversations (found in a live review). A swarms
+    autonomous run's final summary, its history flattened into one timestamped transcript,
+    by the task its transcript holds (`classifier.swarms.run_task`), which the run's loop
+    sends as its first ask: keyed by the transcript, one run was two conversations (found in
+    a live review). Keyed so,
     two sessions of one caller that open with the same ask are one conversation, as two
     smolagents runs are.
 
@@ -185,6 +190,8 @@ def conversation_key(
     # assistant's message): read here already, not read again
     asked = alone.first if alone is not None else first_ask(messages, system=system)
     first = asked or first
+    if (task := swarms.run_task(messages)) is not None:  # the run's first ask, as its loop's
+        first = {"role": "user", "content": task}
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
         _hash_part(digest, str(said(beeai.react_words(words, system)))[:KEY_CHARS])
