@@ -52,6 +52,7 @@ OPENING = re.compile(_STAMP + "System: ")
 # The head of each entry after the first, and of the last: its role names the user
 _ENTRY = re.compile(r"\n\n" + _STAMP)
 _LAST = re.compile(r"\n\n" + _STAMP + r"([^\n]{1,256}): \Z")
+_HEAD = re.compile(r"\n\n" + _STAMP + r"[^\n]{1,256}?: ")
 
 
 def run_task(messages: Sequence[Any]) -> str | None:
@@ -81,3 +82,19 @@ def transcript_task(text: str) -> str | None:
         return None
     end = _ENTRY.search(head, task.end())
     return head[task.end() : end.start() if end else last.start()]
+
+
+def latest_entry(text: str) -> str | None:
+    """The content of the newest entry of swarms' transcript `text` (one opening with the
+    system prompt's entry, `OPENING`), None for any other text or a transcript of one entry.
+    What a model answering the transcript does: the final summary's is `SUMMARY`, which
+    names `complete_task` (`router.simulator.answer`)."""
+    if OPENING.match(text) is None:
+        return None
+    at = text.rfind("\n\n[")
+    while at > 0:
+        head = _HEAD.match(text, at)
+        if head is not None:
+            return text[head.end() :]
+        at = text.rfind("\n\n[", 0, at)
+    return None

@@ -33,6 +33,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from classifier import swarms
 from router.simulator import dataprompt
 from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
 from router.simulator.instances import JSON_OBJECT, Chooser, Named, arguments_for, structured
@@ -99,7 +100,8 @@ class Prompt:
     `continues` is the last assistant message's text when vLLM is asked to continue it
     (`continue_final_message`): the answer goes on from it (`continuation`). `last_called`
     is the tool the conversation shows called last (`turns.last_called`), `system` the
-    system's text (`turns.system_text`)."""
+    system's text (`turns.system_text`), `shown_id` what a call's id field gives back
+    (`called_ids.shown_id`)."""
 
     user: str
     tools: tuple[ToolSpec, ...] = ()
@@ -115,6 +117,7 @@ class Prompt:
     output_exclusive: bool = False  # and no tool call beside it (vLLM's guided decoding)
     last_called: str | None = None
     system: str = ""
+    shown_id: str | None = None  # an id an earlier call gave that the ask shows (`called_ids`)
 
     @property
     def forces_call(self) -> bool:
@@ -311,11 +314,16 @@ def tool_call(prompt: Prompt) -> ToolCall:
     Langflow's `evaluate_expression` got the prompt's first words."""
     tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
     if tool is not None:
-        return ToolCall(tool.name, json.dumps(arguments_for(tool.schema, prompt.user)))
+        return ToolCall(tool.name, json.dumps(_arguments(tool, prompt)))
     tool = _next_tool(prompt)
     found = _evaluate_first(ends(prompt.user)) if tool is _asked_tool(prompt) else None
     expression = expression_arguments(tool.schema, found[0].strip()) if found else None
-    return ToolCall(tool.name, json.dumps(expression or arguments_for(tool.schema, prompt.user)))
+    return ToolCall(tool.name, json.dumps(expression or _arguments(tool, prompt)))
+
+
+def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
+    """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`)."""
+    return arguments_for(tool.schema, prompt.user, prompt.shown_id)
 
 
 def _chooser(prompt: Prompt) -> Chooser:
@@ -350,8 +358,12 @@ def _agent(prompt: Prompt) -> Named:
 
 def _asked_tool(prompt: Prompt) -> ToolSpec | None:
     """The offered tool the latest user ask names (`asked_tool.asked_index`), read within
-    its head and tail as the keyword rules read it (`ends`)."""
-    index = asked_index([tool.name for tool in prompt.tools], ends(prompt.user))
+    its head and tail as the keyword rules read it (`ends`). Of a swarms transcript (its
+    run's history flattened into the ask), its newest entry (`classifier.swarms.latest_entry`):
+    read whole, its head (swarms' system prompt, naming `create_plan` first) named the tool,
+    and the final summary's `complete_task` was never called (a live review of demo mode)."""
+    ask = swarms.latest_entry(prompt.user) or prompt.user
+    index = asked_index([tool.name for tool in prompt.tools], ends(ask))
     return None if index is None else prompt.tools[index]
 
 
@@ -371,6 +383,4 @@ def _next_tool(prompt: Prompt) -> ToolSpec:
 
 def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
     """Parallel calls: one to each offered tool."""
-    return tuple(
-        ToolCall(t.name, json.dumps(arguments_for(t.schema, prompt.user))) for t in prompt.tools
-    )
+    return tuple(ToolCall(t.name, json.dumps(_arguments(t, prompt))) for t in prompt.tools)

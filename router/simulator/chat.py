@@ -14,6 +14,7 @@ import orjson
 
 from router.simulator import tokens
 from router.simulator.answer import Prompt
+from router.simulator.called_ids import called_ids, shown_id
 from router.simulator.chat_deltas import call_id, deltas
 from router.simulator.chat_logprobs import asked, listed, whole
 from router.simulator.checks import check_chat, continued, stop_strings
@@ -57,8 +58,9 @@ def _prompt(
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         forced = choice["function"].get("name")
     last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
+    user = last_user_text(messages)
     return Prompt(
-        user=last_user_text(messages),
+        user=user,
         tools=specs,
         forced_tool=forced,
         tools_disabled=choice == "none",
@@ -70,6 +72,7 @@ def _prompt(
         output_exclusive=constraint.exclusive,
         last_called=last_called(messages),
         system=system_text(messages),
+        shown_id=shown_id(called_ids(messages), user),
     )
 
 

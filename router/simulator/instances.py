@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from router.simulator.called_ids import is_id
 from router.simulator.offered_agents import names_agent
 
 _STRING_HINTS = (
@@ -70,12 +71,13 @@ def structured(
     return json.dumps(_Walk(schema, user, choose, agent).value("", schema, 0))
 
 
-def arguments_for(schema: dict[str, Any], user: str) -> dict[str, Any]:
-    """An argument object that satisfies a JSON schema's required fields (all if none).
+def arguments_for(schema: dict[str, Any], user: str, shown_id: str | None = None) -> dict[str, Any]:
+    """An argument object that satisfies a JSON schema's required fields (all if none), its
+    id fields (`called_ids.is_id`) `shown_id` where one is given (`called_ids.shown_id`).
 
     vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
     (`properties` a list, `required` a number) is read as absent: never a 500."""
-    return _Walk(schema, user).arguments(schema, 0)
+    return _Walk(schema, user, shown_id=shown_id).arguments(schema, 0)
 
 
 def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
@@ -98,9 +100,11 @@ class _Walk:
         user: str,
         choose: Chooser | None = None,
         agent: Named | None = None,
+        shown_id: str | None = None,
     ) -> None:
         self.root, self.user, self.left = root, user, _BUDGET
         self.choose, self.agent = choose, agent
+        self.shown_id = shown_id  # what an id field holds (`arguments_for`)
         self.picks: dict[int, int | None] = {}  # by the `anyOf` list's id: one walk's schema
         self.agent_name: str | None = None  # `agent`'s answer, once asked ("" for none)
 
@@ -142,7 +146,8 @@ class _Walk:
             return self.array(name, schema, depth)
         if kind == "object":
             return self.arguments(schema, depth)
-        return _string(name, schema, self.user, self.agent_for(name, schema))
+        given = self.shown_id if self.shown_id is not None and is_id(name) else None
+        return _string(name, schema, self.user, given or self.agent_for(name, schema))
 
     def agent_for(self, name: str, schema: dict[str, Any]) -> str:
         """The agent a field that names one (`offered_agents.names_agent`) is filled with,
@@ -286,11 +291,13 @@ def _bound(schema: dict[str, Any], key: str) -> float | None:
 
 
 def _string(name: str, schema: dict[str, Any], user: str, given: str = "") -> str:
-    """`given` (an agent's name), else a string its `format` or its field's name suggests,
-    else the prompt's first words; padded or cut to its `minLength`/`maxLength`."""
+    """A string its `format` suggests, else `given` (an id field's shown id, an agent's
+    name), else one its field's name suggests, else the prompt's first words; padded or cut
+    to its `minLength`/`maxLength`."""
     fmt = schema.get("format")
     lowered = name.lower()
-    text = given or (_FORMATS.get(fmt, "") if isinstance(fmt, str) else "")
+    text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
+    text = text or given
     text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
     text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
     least, longest = schema.get("minLength"), schema.get("maxLength")
