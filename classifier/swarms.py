@@ -15,7 +15,8 @@ message; the summary's first user message is that transcript, so its conversatio
 another's: one run was two conversations, and the run's pin did not hold for its summary
 (found in a live review). `run_task` reads the task back out of the transcript, for the key
 only (`router.conversation.conversation_key`); the classifier reads the summary request as
-sent.
+sent. The demo's simulator reads a transcript's newest entry (`latest_entry`) for the tool
+it names, as a model follows the last instruction (`router.simulator.answer`).
 
 Only a transcript that is the request's only and last user message, one text, opening with
 the system prompt's entry and ending with `SUMMARY` as the last entry: a history that
