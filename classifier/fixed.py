@@ -40,6 +40,7 @@ MARVIN_FORM = "Marvin's extract, classify or cast task: a given form over the da
 MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's background job"
 RESEARCH_REPORT = "gpt-researcher's report request: a detailed report, whatever its research found"
 TASK_RECORD = "Taskmaster's planning prompt: a task record in its form, whatever the user asked"
+ROUTE_CHOICE = "mcp-agent's LLM router or intent classifier: given labels in a given JSON form"
 
 
 class Fixed(NamedTuple):
@@ -74,3 +75,5 @@ MEMORY_EXTRACTION_READING = Fixed("instruction", FORCED_CONFIDENCE, MEMORY_EXTRA
 RESEARCH_REPORT_READING = Fixed("writing", FORCED_CONFIDENCE, RESEARCH_REPORT)
 # A software project's tasks in JSON of given keys, a blog post's task too (`classifier.taskmaster`)
 TASK_RECORD_READING = Fixed("instruction", FORCED_CONFIDENCE, TASK_RECORD)
+# A category or an intent of those listed, as n8n's Text Classifier's (`classifier.mcp_agent`)
+ROUTE_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, ROUTE_CHOICE)

@@ -71,6 +71,8 @@ its ToolCallingAgent's nudge to call `final_answer` passed over, the tools it as
 in `response_format` offered (`classifier.beeai`).
 And gptcli's `dev` assistant's fixed user message and its "Understood.", which open its
 every run, passed over to the user's first ask (`classifier.gptcli`).
+And mcp-agent's parallel fan-in: each agent's message, which it prints as a Python object,
+read as its text (`classifier.mcp_agent`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -101,6 +103,7 @@ from classifier import (
     letta,
     marvin,
     mastra,
+    mcp_agent,
     openai_agents,
     praisonai,
     pydantic_ai,
@@ -161,6 +164,7 @@ _TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
     lambda m, ms, s: atomic_agents.user_words(m, s),
     taskmaster.query_ask,
     lambda m, ms, s: beeai.task_ask(m, s),
+    lambda m, ms, s: mcp_agent.fan_in_ask(m),
 )
 
 

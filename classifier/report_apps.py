@@ -146,6 +146,17 @@ the task quoted inside, as that task asked alone: read whole, every task was ins
 (0.74-0.86), "prove sqrt 2 irrational" among them. Only its prompts whole, as its one user
 message: its report's guidelines pasted into a chat, or with words after them, are read as
 written.
+
+### mcp-agent's requests
+
+mcp-agent's parallel fan-in (`classifier/mcp_agent.py`, 0.2.6: "Aggregated responses from
+multiple Agents:", each agent's message as "Agent <name>: " and its Python object,
+`ChatCompletionMessage(content='...', ..., role='assistant', ...)`, one whole on a line) is read
+by each content string, unescaped as Python reads it, as its string fan-in sends the same
+answers: with the objects, a review's fan-in was coding 0.93, prose without them. Its LLM
+router's and intent classifier's templates ("You are a highly accurate request router ...",
+"You are a precise intent classifier ..."), filled exactly as the last user message, give
+instruction (0.97), rule-decided, as n8n's Text Classifier does (read, coding 0.55).
 """
 
 # Item 3 of "How it decides" (`classifier.report_how.HOW`), indented as its list item: the

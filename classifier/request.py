@@ -17,7 +17,8 @@ an answer,
 Letta's compaction's summary asks for one fixed form, an n8n node's reply or a Marvin
 extract, classify or cast task's is a given form over a given text,
 mem0's memory calls are its app's background job, gpt-researcher's report request asks for a
-detailed report whatever its research found);
+detailed report whatever its research found, mcp-agent's LLM router's and intent classifier's
+templates ask for given labels);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
 tool no tool offered (`classifier.marvin.own_tools`), and agency-swarm's `send_message` names
@@ -51,6 +52,7 @@ from classifier import (
     jupyter_ai,
     letta,
     marvin,
+    mcp_agent,
     mem0,
     n8n,
     openhands,
@@ -75,6 +77,7 @@ from classifier.fixed import (
     MEMORY_EXTRACTION_READING,
     MEMORY_SUMMARY_READING,
     RESEARCH_REPORT_READING,
+    ROUTE_CHOICE_READING,
     TASK_RECORD_READING,
     TOOL_STEP_READING,
     Fixed,
@@ -279,6 +282,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (mem0.memory_request, MEMORY_EXTRACTION_READING),
     (gpt_researcher.report_request, RESEARCH_REPORT_READING),
     (taskmaster.plans, TASK_RECORD_READING),
+    (mcp_agent.routes, ROUTE_CHOICE_READING),
 )
 
 
