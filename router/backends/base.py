@@ -10,6 +10,7 @@ from typing import Any, Protocol
 
 from evals.redaction import Secrets
 from router.attempt_errors import RouterFault, UpstreamError
+from router.backends import openrouter_reasoning
 from router.backends.empty_tools import without_empty_tools
 from router.backends.search_off import without_search_off
 from router.backends.vllm_own import left_out
@@ -119,13 +120,16 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> d
     "off", a search not asked for that OpenAI refuses as an unknown argument
     (`router.backends.search_off`); vLLM's own fields (`top_k`, `chat_template_kwargs`, ...)
     for a backend not taken for vLLM whose `extra_body` does not name them, which OpenAI
-    refuses as unknown arguments (`router.backends.vllm_own`). Here, so every backend,
-    fallback and shadow gets it so.
+    refuses as unknown arguments (`router.backends.vllm_own`); a chat body's OpenRouter
+    `reasoning` as OpenAI's `reasoning_effort`, or none, for a backend that does not take it,
+    which OpenAI refuses too (`reasoning_for`). Here, so every backend, fallback and shadow
+    gets it so.
 
     Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
     what the client sent, the client's keys winning; everything else passes untouched.
     """
     out = dict(without_search_off(without_empty_tools(body) if api == "chat" else body))
+    out = reasoning_for(settings, out, api)
     dropped = left_out(settings, out, api)
     if dropped:  # names only: a value may be anything
         log.debug("%s: vLLM's own fields not sent: %s", settings.name, dropped)
@@ -136,6 +140,19 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> d
             out[key] = value
         elif isinstance(value, dict) and isinstance(out[key], dict):
             out[key] = {**value, **out[key]}
+    return out
+
+
+def reasoning_for(settings: BackendSettings, body: dict[str, Any], api: Api) -> dict[str, Any]:
+    """`body` with OpenRouter's `reasoning` as `settings`'s backend takes it
+    (`router.backends.openrouter_reasoning`); `body` itself when it goes as sent. A litellm
+    backend asks before it picks OpenAI's fields, which leave `reasoning` out."""
+    if openrouter_reasoning.FIELD not in body or openrouter_reasoning.takes_it(settings, api):
+        return body
+    out = openrouter_reasoning.as_openai(body)
+    effort = openrouter_reasoning.EFFORT
+    how = f"sent as {effort}" if effort in out and effort not in body else "not sent"
+    log.debug("%s: OpenRouter's reasoning %s", settings.name, how)  # names only
     return out
 
 

@@ -22,7 +22,7 @@ import orjson
 
 from evals.redaction import Secrets
 from router.attempt_errors import Rejected
-from router.backends.base import Reply, prepare_body
+from router.backends.base import Reply, prepare_body, reasoning_for
 from router.backends.claude_samplers import keep_one_sampler, one_sampler_only
 from router.backends.litellm_errors import NO_PROVIDER, error_body, translate
 from router.backends.litellm_fields import also_given, given, litellm_arguments
@@ -223,7 +223,8 @@ class LiteLLMBackend:
         defaults (extras litellm does not name go on to the provider's body), then the
         adapter's own, which nothing in a body can replace."""
         settings, timeouts = self.settings, self.settings.timeouts
-        chat = prepare_body(settings, given(body, settings.name, self._also_given), "chat")
+        picked = given(reasoning_for(settings, body, "chat"), settings.name, self._also_given)
+        chat = prepare_body(settings, picked, "chat")
         if self.one_sampler_only:
             keep_one_sampler(chat, body)
         return {
