@@ -16,6 +16,7 @@ from typing import Any
 
 from classifier import (
     aider,
+    claude_code,
     crush,
     frameworks,
     gpt_engineer,
@@ -73,7 +74,8 @@ def ask_content(
     summarization request (`classifier.pi`), a `%%ai` cell's prompt without the
     sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
     choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
-    inside crush's or OpenHands' title text (`classifier.crush`, `classifier.openhands`), the
+    inside crush's, OpenHands' or Claude Code's title text (`classifier.crush`,
+    `classifier.openhands`, `classifier.claude_code`), the
     request after the project's files in gpt-engineer's improve ask (`classifier.gpt_engineer`),
     else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any
@@ -88,7 +90,7 @@ def ask_content(
 
 def _ask_content(message: object, messages: Sequence[Any], system: System) -> tuple[object, bool]:
     """`ask_content`, and whether a coding agent's text was cut around the ask (crush's,
-    OpenHands', gpt-engineer's, Aider's): not an agent framework's
+    OpenHands', Claude Code's, gpt-engineer's, Aider's): not an agent framework's
     (`classifier.frameworks.task_ask`) nor Open WebUI's (`classifier.open_webui`) nor
     jupyter-ai's (`classifier.jupyter_ai`) nor an eval tool's (`classifier.inspect_ai`), no
     coding agents' (`classifier.rules.agent_session`). `system`: the system prompt of
@@ -108,6 +110,8 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
     content = crush.title_ask(message, messages)
     if content is sent:
         content = openhands.title_ask(message, messages, system)
+    if content is sent:
+        content = claude_code.title_ask(message, messages, system)
     if content is sent:
         content = gpt_engineer.request_ask(message, messages, system)
     if content is sent:

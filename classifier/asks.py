@@ -16,8 +16,9 @@ tool messages: a user message with no words of the user's is passed over, for th
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
 reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
-(`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's and
-OpenHands' title calls, the ask inside the fixed text is read (`classifier.crush`), of
+(`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's,
+OpenHands' and Claude Code's title calls, the ask inside the fixed text is read
+(`classifier.crush`, `classifier.claude_code`), of
 gpt-engineer's improve ask, the request after the project's files (`classifier.gpt_engineer`),
 and of
 Open WebUI's background tasks (title, tags, follow-ups, queries, autocompletion, emoji) the

@@ -32,6 +32,13 @@ def title_ask(message: object, messages: Sequence[Any]) -> object:
     return content[len(TITLE_OPENING) : -len(TITLE_TAIL)]
 
 
+def titles(messages: Sequence[Any]) -> bool:
+    """Whether `messages` are crush's title call: its title text as the last message, after
+    its title prompt (`classifier.side_request`)."""
+    last = messages[-1] if messages else None
+    return isinstance(last, dict) and title_ask(last, messages) is not last.get("content")
+
+
 def _titles(messages: Sequence[Any], message: object) -> bool:
     """Whether a system message before `message`, among the first two, is crush's title
     prompt."""

@@ -11,6 +11,7 @@ import itertools
 import logging
 import math
 import traceback
+from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any
 
@@ -115,6 +116,15 @@ def decide(m: IntentModel, body: dict[str, Any]) -> Intent:
 def _decided(
     m: IntentModel, v: RequestView, named: tuple[list[float], list[int]] | None = None
 ) -> tuple[Intent, str | None]:
+    """`_read_intent`, marked as a side request when `v` is one (`classifier.side_request`):
+    read by its ask like any request, it tells the router it pins nothing."""
+    intent, rule = _read_intent(m, v, named)
+    return (replace(intent, side_request=True) if v.side_request else intent), rule
+
+
+def _read_intent(
+    m: IntentModel, v: RequestView, named: tuple[list[float], list[int]] | None
+) -> tuple[Intent, str | None]:
     """The intent of view `v` and the rule that decided it (None when none did); `named`,
     when given, are the model's probabilities and the known features' indices already
     computed on the named path (by `explain`), which are identical to the fast path's. The
@@ -186,7 +196,9 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     first: positive pushed toward `model_intent`. `bias` is the intents' base rates and
     `prior:tools` the doubled odds of tool_calling when tools are offered or a tool result
     ends the conversation (listed when tool_calling is first or second); the shares of all
-    of them sum to log(p first / p second)."""
+    of them sum to log(p first / p second). `side_request`: the request is its app's side
+    request (a title call: `classifier.side_request`), which pins nothing of its
+    conversation."""
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route
@@ -201,6 +213,7 @@ def _unread() -> dict[str, Any]:
         "confidence": UNKNOWN.confidence,
         "source": UNKNOWN.source,
         "rule": None,
+        "side_request": UNKNOWN.side_request,
         **_no_model_view(),
         "constraint": {"probability": 0.0, "sentence": "", "answer_directive": False},
         "read": {
@@ -246,6 +259,7 @@ def _explain(body: dict[str, Any], top_features: int) -> dict[str, Any]:
         "confidence": intent.confidence,
         "source": intent.source,
         "rule": rule if rule is not None else _nothing_asked(v, intent),
+        "side_request": intent.side_request,
         **(_no_model_view() if intent.source == UNKNOWN.source else shown),
         "constraint": {
             "probability": round(verdict.probability, 4) if verdict else 0.0,

@@ -64,6 +64,16 @@ def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
     return text.startswith(COMPACTION_START) and end.endswith(COMPACTION_END)
 
 
+def titles(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` are opencode's title call: its title prompt, `TITLE_ASK`, then the
+    history (`classifier.side_request`). `system`: their system prompt."""
+    return (
+        len(messages) > 2
+        and one_text(messages[1]) == TITLE_ASK
+        and _system_opens(system, TITLE_SYSTEM)
+    )
+
+
 def _first_of_parts(message: object) -> str | None:
     """The first text part of a message whose other parts hold no words of the user's: Kilo
     Code sends "What did we do so far?" with its `<environment_details>` block as a second

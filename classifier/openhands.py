@@ -103,6 +103,13 @@ def title_ask(message: object, messages: Sequence[Any], system: System) -> objec
     return ask.removesuffix(TRUNCATED) if len(ask) == 1000 + len(TRUNCATED) else ask
 
 
+def titles(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` are OpenHands' title call (`title_ask`; `classifier.side_request`).
+    `system`: their system prompt."""
+    last = messages[-1] if len(messages) == 2 else None
+    return isinstance(last, dict) and title_ask(last, messages, system) is not last.get("content")
+
+
 def summary_request(messages: Sequence[Any], system: System) -> bool:
     """Whether `messages` are OpenHands' condenser's summary request and nothing else: its
     prompt as one user message (1.21.0), or its system prompt (`system`) and its events

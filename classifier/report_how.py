@@ -171,7 +171,13 @@ _BEFORE_FRAMEWORKS = """\
    (maximum 50 characters) for a conversation that starts with this message:", the ask,
    then its order to pick an emoji, after its title prompt "You are a helpful assistant
    that generates concise, descriptive titles for conversations with OpenHands."; read
-   whole, a poem's was instruction 0.59, an integral's coding 0.51). Its condenser's
+   whole, a poem's was instruction 0.59, an integral's coding 0.51). So is Claude Code's
+   title request's (`classifier/claude_code.py`: the ask in `<session>` tags, then "Write
+   the title in the language the user wrote in...", after its title prompt "Generate a
+   concise, sentence-case title (3-7 words)..."; read whole, "Translate 'good morning'
+   into French" was writing 0.39). These title calls and Open WebUI's background tasks are
+   side requests (`classifier/side_request.py`, `side_request` in `explain()`): the router
+   lets none pin its conversation's backend. OpenHands' condenser's
    summary request (the events in `<EVENT>` tags and "Now summarize the events using the
    rules above.", after its prompt "You are maintaining a context-aware state summary for
    an interactive agent.", or in one message with it, and nothing else) is no ask, and is
@@ -250,7 +256,8 @@ _AFTER_FRAMEWORKS = """\
    and of `smf-router classify --json`, `smf-router classifier show`): `intent`,
    `confidence` and `source` are what `classify`
    decides, `rule` the rule that decided it (or null; under source `default`, why, when the
-   user only greeted). `top_intents`, `model_intent` and
+   user only greeted), `side_request` whether the request is an app's side request (a
+   title call, a background task), which pins nothing. `top_intents`, `model_intent` and
    `features` are the model's reading: under source `rule` what the model alone would have
    said, which did not decide; under source `default` (nothing the model could read, or a
    body that could not be read) empty, with `model_intent` `unknown`. `read` says how much

@@ -83,6 +83,7 @@ from classifier.fixed import (
     Fixed,
 )
 from classifier.message import System, read_system
+from classifier.side_request import side_request
 from classifier.templates import judged_text
 from classifier.tool_choice import forced, legacy_tools
 from classifier.toolset import agent_identified, tool_names
@@ -133,6 +134,9 @@ class RequestView(NamedTuple):
     # No user message asks, and one that greets or asks for help alone was passed over
     # (`classifier.asks.Asks.greeted`): nothing is read, and `explain` says why.
     greeted: bool = False
+    # A request its app sends beside its conversation's turns, to name or label it
+    # (`classifier.side_request`): read by its ask inside; it pins nothing (`Intent`).
+    side_request: bool = False
 
 
 def view(body: object) -> RequestView:
@@ -212,6 +216,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         reply_channel=reply_channel,
         recipients=agency_swarm.recipients(tools),
         greeted=asks.greeted,
+        side_request=side_request(messages, system),
     )
 
 

@@ -176,6 +176,7 @@ class Gateway:
             stream=stream,
             conversation=conversation,
             auto_routed=target.mode == "auto",
+            side_request=intent.side_request,
             private=demand.private,
             vllm_field=demand.vllm_field,
             # read from the view already made (store_text only): the latest user message

@@ -14,7 +14,12 @@ def pins(record: Record, table: StickyTable) -> bool:
     chat's "Hi! Can you help me?" pinned it to the default route's backend, its math and
     prose local for the sticky TTL (users' probes): its backend is its first turn that
     asked something. Not below_min_confidence: an agent's session relies on its first
-    pin. Read from the source: a record holds no intent or target for `route_reason`."""
-    if record.intent_source != "default":
+    pin. Read from the source: a record holds no intent or target for `route_reason`.
+
+    Nor does its app's side request (`Record.side_request`: Claude Code's title request,
+    Open WebUI's tags...) pin, though it may follow a pin: Claude Code's title request,
+    sent beside a session's first turn with its session id, finished first and pinned every
+    coding turn of a "Translate ..." session to the cloud (found in a live review)."""
+    if record.intent_source != "default" and not record.side_request:
         return True
     return table.get(record.conversation or "") == record.backend  # both set: the caller

@@ -1,0 +1,120 @@
+"""Side requests (`classifier.side_request`): an app's title calls and background tasks are
+marked, read by their ask inside, and nothing else is. Claude Code's title request, as it
+reaches the router directly (Messages) and through claude-code-router (chat, its system
+blocks as parts); the other apps' from their recorded or templated bodies."""
+
+from __future__ import annotations
+
+import copy
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from classifier import classify, explain
+from classifier.crush import TITLE_OPENING, TITLE_SYSTEM_END, TITLE_TAIL
+from router.translate.view import chat_view
+from tests.open_webui_tasks import HISTORY_TASKS, task_body
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+CLAUDE_CODE = FIXTURES / "claude-code-2.1.197"
+ASK = "Translate 'good morning, how are you?' into French."
+
+
+def recorded(path: Path) -> dict[str, Any]:
+    body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    return body
+
+
+def claude_code_title() -> dict[str, Any]:
+    """Claude Code's title request as the classifier reads it: translated to chat."""
+    return chat_view("messages", recorded(CLAUDE_CODE / "title.json"))
+
+
+def through_gateway() -> dict[str, Any]:
+    """The same request as claude-code-router sends it on chat (recorded alike): its system
+    blocks as text parts, the attribution block first, no `output_config`."""
+    body = recorded(CLAUDE_CODE / "title.json")
+    attribution = "x-anthropic-billing-header: cc_version=2.1.197.68e; cc_entrypoint=sdk-cli;"
+    parts = [{"type": "text", "text": block["text"]} for block in body["system"][1:]]
+    system = [{"type": "text", "text": attribution}, *parts]
+    messages = [{"role": "system", "content": system}, *body["messages"]]
+    return {"model": "auto", "max_tokens": 64000, "stream": True, "messages": messages}
+
+
+def crush_title() -> dict[str, Any]:
+    system = "you will generate a short title based on the first message" + TITLE_SYSTEM_END
+    text = f"{TITLE_OPENING}{ASK}{TITLE_TAIL}"
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": text}]
+    return {"model": "auto", "messages": messages}
+
+
+SIDE = {
+    "claude-code": claude_code_title,
+    "claude-code-through-ccr": through_gateway,
+    "crush": crush_title,
+    "openhands": lambda: recorded(FIXTURES / "openhands-sdk-1.58.2" / "title-call.json"),
+    "opencode": lambda: recorded(FIXTURES / "opencode-1.18.33" / "title-call.json"),
+    **{
+        f"open-webui-{task}": lambda task=task: task_body(task, [("user", ASK), ("assistant", "x")])
+        for task in HISTORY_TASKS
+    },
+}
+
+
+@pytest.mark.parametrize("name", SIDE)
+def test_an_apps_side_request_is_marked(name: str) -> None:
+    body = SIDE[name]()
+    assert classify(body).side_request
+    assert explain(body)["side_request"] is True
+
+
+@pytest.mark.parametrize("body", [claude_code_title(), through_gateway()], ids=["direct", "ccr"])
+def test_claude_codes_title_is_read_by_the_ask_inside(body: dict[str, Any]) -> None:
+    """Not by its fixed words: "Translate ..." was writing 0.39 read whole. The ask is read
+    as an agent's session's, as crush's title call's is: coding by `agent_session`, as the
+    session's own turn is."""
+    read = explain(body)
+    assert read["read"]["latest_chars"] == len(ASK)
+    assert (read["intent"], read["source"]) == ("coding", "rule")
+    assert read["rule"].startswith("agent_session: an agent's text in a user turn")
+
+
+def not_claude_codes(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with another system prompt: a user who sends Claude Code's title text."""
+    other = copy.deepcopy(body)
+    other["messages"][0] = {"role": "system", "content": "You are a helpful assistant."}
+    return other
+
+
+def with_more(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with words of the user's after Claude Code's tail."""
+    other = copy.deepcopy(body)
+    other["messages"][1]["content"][0]["text"] += "\n\nAnd also write me a poem about it."
+    return other
+
+
+NOT_SIDE = {
+    "claude-code-turn": lambda: chat_view(
+        "messages", recorded(CLAUDE_CODE / "translate-turn.json")
+    ),
+    "claude-code-first-turn": lambda: chat_view(
+        "messages", recorded(CLAUDE_CODE / "first-turn.json")
+    ),
+    "title-text-elsewhere": lambda: not_claude_codes(claude_code_title()),
+    "title-text-and-more": lambda: with_more(claude_code_title()),
+    "a-chat": lambda: {"messages": [{"role": "user", "content": ASK}]},
+}
+
+
+@pytest.mark.parametrize("name", NOT_SIDE)
+def test_other_requests_are_not_side_requests(name: str) -> None:
+    body = NOT_SIDE[name]()
+    assert not classify(body).side_request
+    assert explain(body)["side_request"] is False
+
+
+def test_title_text_outside_claude_codes_request_is_read_whole() -> None:
+    body = not_claude_codes(claude_code_title())
+    assert explain(body)["read"]["latest_chars"] > len(ASK) + 100
