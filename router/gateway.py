@@ -43,6 +43,7 @@ from router.stored_responses import StoredResponses, carried
 from router.target import Target, route_reason
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
+from router.translate.attribution import without_attribution
 from router.vllm_fields import vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
@@ -110,6 +111,8 @@ class Gateway:
         # item or a response (`StoredResponses.whole`): the classifier reads it all
         limit = self.config.server.max_body_bytes  # what the router's items may add
         body, own = self.stored.whole(api, body, caller.name, continued, limit)
+        # no backend, key or classifier reads Claude Code's attribution through a gateway
+        body = without_attribution(api, body)
         target = self._target(body, headers)
         view = req.readable_view(api, body)
         private = is_private(caller, headers)

@@ -17,10 +17,11 @@ or a document given by Files API id) becomes a placeholder text telling the mode
 classifier's view (`router.translate.view`) asks for none (`placeholders=False`): it would
 read the router's words, and a document's or search result's text, as the user's ask.
 
-Claude Code's attribution block (`BILLING_HEADER`, the first system block from 2.1.36 on) is
-left out: its `cch` nonce changes on every request, and at the head of the prompt it made
-every turn miss a backend's prefix cache (vllm#36829, anthropics/claude-code#68900). A
-backend that speaks Messages itself gets it as sent (`native_messages`).
+Claude Code's attribution block (`router.translate.attribution`, the first system block from
+2.1.36 on) is left out: its `cch` nonce changes on every request, and at the head of the
+prompt it made every turn miss a backend's prefix cache (vllm#36829,
+anthropics/claude-code#68900). A backend that speaks Messages itself gets it as sent
+(`native_messages`).
 
 A prefill (a last turn of the assistant's text) is continued on vLLM alone (`prefill=True`,
 `router.translate.prefill`).
@@ -39,15 +40,11 @@ from typing import Any
 import orjson
 
 from router.translate.after_results import after_tool_results, held
+from router.translate.attribution import is_attribution
 from router.translate.prefill import CONTINUE, prefilled
 from router.translate.wire import MAX_TOKENS, streamed
 
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
-BILLING_HEADER = "x-anthropic-billing-header"
-"""How Claude Code's attribution block starts: `x-anthropic-billing-header: cc_version=…;
-cc_entrypoint=cli; cch=<nonce>;`. A system text block that starts so is dropped whole, as
-vLLM's own Messages endpoint drops it (`startswith`, in `_convert_system_message`); it tells
-the model nothing, and the classifier read its tokens as the head of the system prompt."""
 
 
 def to_chat(
@@ -126,9 +123,9 @@ def text_of(content: Any) -> str:
 def _system(content: Any, cache: bool) -> str | list[dict[str, Any]]:
     """The system prompt as one text, or, to keep a block's cache breakpoint, as its text
     parts (Claude Code marks the end of its long system prompt); without the attribution
-    block (`BILLING_HEADER`)."""
+    block (`router.translate.attribution`)."""
     if isinstance(content, list):
-        content = [b for b in content if not _attribution(b)]
+        content = [b for b in content if not is_attribution(b)]
     if not (cache and isinstance(content, list) and any(_marked(b) for b in content)):
         return text_of(content)
     return [
@@ -136,16 +133,6 @@ def _system(content: Any, cache: bool) -> str | list[dict[str, Any]]:
         for b in content
         if isinstance(b, dict) and b.get("type") == "text" and isinstance(b.get("text"), str)
     ]
-
-
-def _attribution(block: Any) -> bool:
-    """Whether a system block is Claude Code's attribution block (`BILLING_HEADER`)."""
-    return (
-        isinstance(block, dict)
-        and block.get("type") == "text"
-        and isinstance(block.get("text"), str)
-        and block["text"].startswith(BILLING_HEADER)
-    )
 
 
 def _marked(block: Any) -> bool:
