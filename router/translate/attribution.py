@@ -39,10 +39,11 @@ def is_attribution(block: Any) -> bool:
 def without_attribution(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     """A chat `body` without Claude Code's attribution at the head of its first message, a
     system message: its first text part when that is the block, or the first line of its
-    text when that line is the block's (a gateway that joins the blocks into one text);
-    the message itself when nothing else is left in it. Read so narrowly that no one's words are
-    taken for it: the block's whole line, first. `body` itself when it holds none, and for
-    any other API (a Messages body's chat view drops it already)."""
+    text when that line is the block's (a gateway that joins the blocks into one text); the
+    message itself when nothing else is left in it. Read narrowly, so that no one's words
+    are taken for it: a line starting `x-anthropic-billing-header: cc_version=`, first.
+    `body` itself when it holds none, and for any other API (a Messages body's chat view
+    drops the block already, and a native Messages backend gets it as sent)."""
     messages = body.get("messages")
     if api != "chat" or not isinstance(messages, list) or not messages:
         return body
