@@ -41,6 +41,10 @@ MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's back
 RESEARCH_REPORT = "gpt-researcher's report request: a detailed report, whatever its research found"
 TASK_RECORD = "Taskmaster's planning prompt: a task record in its form, whatever the user asked"
 ROUTE_CHOICE = "mcp-agent's LLM router or intent classifier: given labels in a given JSON form"
+AGENT_CHOICE = (
+    "fast-agent's router or orchestrator planner: an agent's name, or a plan of its agents,"
+    " in its given form"
+)
 
 
 class Fixed(NamedTuple):
@@ -77,3 +81,5 @@ RESEARCH_REPORT_READING = Fixed("writing", FORCED_CONFIDENCE, RESEARCH_REPORT)
 TASK_RECORD_READING = Fixed("instruction", FORCED_CONFIDENCE, TASK_RECORD)
 # A category or an intent of those listed, as n8n's Text Classifier's (`classifier.mcp_agent`)
 ROUTE_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, ROUTE_CHOICE)
+# A name out of the agents listed, or a plan naming them, whatever the ask (`classifier.fast_agent`)
+AGENT_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, AGENT_CHOICE)

@@ -131,6 +131,20 @@ with the project's tasks, "Prove that the square root of 2 is irrational." was w
 Only its prompts whole, after its system text with its language line: its templates' words
 in a chat are read as written.
 
+### fast-agent's requests
+
+fast-agent's router's call and its orchestrator's planning call (`classifier/fast_agent.py`,
+fast-agent-mcp 0.2.36) give instruction (0.97, local), rule-decided, whatever the user asked:
+the one asks for an agent's name out of the agents listed in `<fastagent:agents>`, the other
+for a plan of steps naming them, each in JSON of given keys, as n8n's Text Classifier and
+Taskmaster's planning prompts do. Read by the query, "What is 3 plus 4?" was below
+`min_confidence` (the default route) and "Write a haiku about the sea" prose 0.62 (cloud).
+Only under the router's own opening ("You are a router that determines which specialized
+agent should handle a given query.", or its built-in instruction) with its routing text the
+user message's last part, and the planner's templates whole: a router with an instruction of
+its own is read as written. Its evaluator's, refinement's and synthesis' requests are read
+by the model.
+
 ### gpt-researcher's requests
 
 gpt-researcher's report request (`classifier/gpt_researcher.py`, 0.15.1: its agent's role

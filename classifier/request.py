@@ -18,7 +18,8 @@ Letta's compaction's summary asks for one fixed form, an n8n node's reply or a M
 extract, classify or cast task's is a given form over a given text,
 mem0's memory calls are its app's background job, gpt-researcher's report request asks for a
 detailed report whatever its research found, mcp-agent's LLM router's and intent classifier's
-templates ask for given labels);
+templates ask for given labels, fast-agent's router's call and its orchestrator's plan ask
+for an agent's name or a plan of its agents in a given form);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
 tool no tool offered (`classifier.marvin.own_tools`), and agency-swarm's `send_message` names
@@ -44,6 +45,7 @@ from classifier import (
     deepeval,
     dspy,
     evalscope,
+    fast_agent,
     frameworks,
     gpt_engineer,
     gpt_researcher,
@@ -67,6 +69,7 @@ from classifier import (
 from classifier.ask_text import content_text, read_ask, read_in_part
 from classifier.asks import SCAN_ROLES, Asks, user_messages
 from classifier.fixed import (
+    AGENT_CHOICE_READING,
     BROWSER_COMPACTION_READING,
     BROWSER_STEP_READING,
     CODE_ANSWER_READING,
@@ -288,6 +291,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (gpt_researcher.report_request, RESEARCH_REPORT_READING),
     (taskmaster.plans, TASK_RECORD_READING),
     (mcp_agent.routes, ROUTE_CHOICE_READING),
+    (fast_agent.picks_agents, AGENT_CHOICE_READING),
 )
 
 

@@ -22,7 +22,8 @@ classify and cast tasks, a given form over a given text (`classifier.n8n`,
 background job over a chat already routed (`classifier.mem0`); and gpt-researcher's report
 request, a detailed report whatever its research found, writing (`classifier.gpt_researcher`);
 and Taskmaster's planning prompts, a task record in its form whatever the ask, instruction
-(`classifier.taskmaster`).
+(`classifier.taskmaster`), as are fast-agent's router's call and its orchestrator's plan, an
+agent's name or a plan of its agents in its form (`classifier.fast_agent`).
 Tools offered with a request that names one (two words of its name, in order, or its whole name
 or a part of it in "use the <name> tool") or asks to look up, search, book, send… is tool use
 too, as is an ask that has an agent of agency-swarm's agency do the work, with its
@@ -46,6 +47,7 @@ from itertools import pairwise
 from classifier.agency_swarm import named_recipient
 from classifier.features import tokens
 from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here too
+    AGENT_CHOICE,
     BROWSER_COMPACTION,
     BROWSER_STEP,
     CODE_ANSWER,
