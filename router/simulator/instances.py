@@ -7,8 +7,9 @@ pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them al
 The value is the first thing the schema allows, named after its field where that hints
 (`city` → Paris), a free string that names an agent the agent a `Named` gives (one the
 prompt lists: fast-agent's router and orchestrator, `offered_agents`), else the prompt's
-first words; of an `anyOf` whose branches are named (each a `const` of one field: BeeAI's
-tools as a `ToolCall`), the one a `Chooser` picks.
+first words; of an `anyOf` or `oneOf` whose branches are named (each a `const` of one field:
+BeeAI's tools as a `ToolCall`, pydantic's discriminated unions), the one a `Chooser` picks,
+written with its name.
 """
 
 from __future__ import annotations
@@ -105,7 +106,8 @@ class _Walk:
         self.root, self.user, self.left = root, user, _BUDGET
         self.choose, self.agent = choose, agent
         self.shown_id = shown_id  # what an id field holds (`arguments_for`)
-        self.picks: dict[int, int | None] = {}  # by the `anyOf` list's id: one walk's schema
+        # by the `anyOf` list's id (one walk's schema): its naming field and the pick
+        self.picks: dict[int, tuple[str, int | None] | None] = {}
         self.agent_name: str | None = None  # `agent`'s answer, once asked ("" for none)
 
     def arguments(self, schema: dict[str, Any], depth: int) -> dict[str, Any]:
@@ -202,30 +204,51 @@ class _Walk:
             if null and depth > _DEEP:
                 return null[0]
             kept = [b for b in branches if _kind(b) != "null"]
-            return self.named(options, kept) or next(iter(kept), branches[0])
+            return self.named(options, kept, depth) or next(iter(kept), branches[0])
         return None
 
-    def named(self, options: list[Any], branches: list[dict[str, Any]]) -> dict[str, Any] | None:
-        """The branch `choose` picks by name, None where nothing chooses or the branches
-        are not told apart by a name (`_names`); read once per `anyOf` (`options`), as an
-        array of it is built item by item."""
-        if self.choose is None:
-            return None
+    def named(
+        self, options: list[Any], branches: list[dict[str, Any]], depth: int
+    ) -> dict[str, Any] | None:
+        """The branch `choose` picks by name (the first where nothing chooses, or its answer
+        is None or out of range), None where the branches are not told apart by a name
+        (`_names`); read once per `anyOf` (`options`), as an array of it is built item by
+        item. The branch is built with its name (`_naming`): pydantic's discriminated union
+        leaves its tag out of `required` (`Literal["dog"] = "dog"`), and a branch built
+        without it matched every branch of its `oneOf` (found in review)."""
         if id(options) not in self.picks:
-            names = _names(branches, self.resolved)
-            self.picks[id(options)] = None if names is None else self.choose(names)
-        index = self.picks[id(options)]
-        return branches[index] if index is not None and 0 <= index < len(branches) else None
+            left = self.left  # the names are read, not written: the values' budget stays
+            found = _names(branches, self.resolved)
+            self.left = left
+            index = None if found is None or self.choose is None else self.choose(found[1])
+            self.picks[id(options)] = None if found is None else (found[0], index)
+        picked = self.picks[id(options)]
+        if picked is None:
+            return None
+        field, index = picked
+        chosen = branches[index if index is not None and 0 <= index < len(branches) else 0]
+        return _naming(chosen, field, every=depth + 1 <= _DEEP)
+
+
+def _naming(branch: dict[str, Any], field: str, every: bool) -> dict[str, Any]:
+    """`branch` with `field`, its name, among the fields it is built with (`arguments`):
+    added to its `required` unless there, or unless it has none and `every` field is built
+    (within `_DEEP` levels)."""
+    required = branch.get("required")
+    required = required if isinstance(required, list) else []
+    if field in required or (not required and every):
+        return branch
+    return branch | {"required": [field, *required]}
 
 
 def _names(
     branches: list[dict[str, Any]], resolved: Callable[[dict[str, Any]], dict[str, Any]]
-) -> tuple[str, ...] | None:
-    """The branches' names: of the first field every branch fixes to one string (a `const`
-    or an `enum` of one), distinct across them; None where no field does, or for fewer than
-    two branches. BeeAI's `ToolCall` fixes `name` in each (`{"const": "get_weather"}`). A
-    field stops being read at the first branch that does not name it so: linear in the
-    schema."""
+) -> tuple[str, tuple[str, ...]] | None:
+    """The field that names the branches and their names: the first field every branch
+    fixes to one string (a `const` or an `enum` of one), distinct across them; None where no
+    field does, or for fewer than two branches. BeeAI's `ToolCall` fixes `name` in each
+    (`{"const": "get_weather"}`). A field stops being read at the first branch that does
+    not name it so: linear in the schema."""
     if len(branches) < 2:
         return None
     for field in _object(branches[0].get("properties")):
@@ -236,7 +259,7 @@ def _names(
                 break
             names[name] = None
         else:
-            return tuple(names)
+            return field, tuple(names)
     return None
 
 
