@@ -8,8 +8,8 @@ first, with arguments built from its JSON schema, a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
 one called last, `tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
-text, a JSON document built from its schema the way tool arguments are (of named `anyOf`
-branches, BeeAI's tools, the one a model reading the conversation would pick: `_chooser`;
+text, a JSON document built from its schema the way tool arguments are (of named `anyOf` or
+`oneOf` branches, BeeAI's tools, the one a fixed rule picks from the conversation: `_chooser`;
 of a field naming an agent, one the prompt lists: `_agent`),
 or the first of the strings it allows; on vLLM also where it would call an offered tool
 unforced, as vLLM's constraint holds the whole output. A prompt that holds a JSON schema
@@ -185,7 +185,8 @@ def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     if asked is None or (isinstance(asked.example, list) and prompt.output_schema is not None):
         return None
     if asked.schema is not None:
-        text = structured(asked.schema, prompt.user, _chooser(prompt), _agent(prompt))
+        ask = _outside(prompt.user, asked.span)  # the schema's text names every branch
+        text = structured(asked.schema, prompt.user, _chooser(prompt, ask), _agent(prompt))
     elif isinstance(asked.example, list):  # as many strings as shown
         text = json.dumps([shaped_like(item, rng) for item in asked.example])
     else:
@@ -193,6 +194,14 @@ def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     if asked.tag is not None and prompt.output_schema is None:
         return f"[{asked.tag}]\n{text}\n[/{asked.tag}]"
     return f"```json\n{text}\n```" if asked.fenced and prompt.output_schema is None else text
+
+
+def _outside(text: str, span: tuple[int, int] | None) -> str:
+    """`text` less the part `span` marks (a schema it writes), the rest read as one."""
+    if span is None:
+        return text
+    start, end = span
+    return f"{text[:start]} {text[end:]}"
 
 
 def shaped_like(example: Any, rng: random.Random) -> Any:
@@ -326,16 +335,20 @@ def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     return arguments_for(tool.schema, prompt.user, prompt.shown_id)
 
 
-def _chooser(prompt: Prompt) -> Chooser:
+def _chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
     """How a structured answer picks among named branches (BeeAI's tools and `final_answer`,
-    an `anyOf` in its `ToolCall` schema) as a model reading the conversation would: with a
-    tool's result after the latest ask, the one that sends the answer (`finishing_index`);
-    else the one the ask names (`asked_index`: BeeAI's nudge names `final_answer`); else the
-    first, as before."""
+    an `anyOf` or `oneOf` in its `ToolCall` schema): with a tool's result after the latest
+    ask, the one that sends the answer (`finishing_index`), so a run finishes after its
+    first tool's result, whatever else the ask wanted; else the one the ask names
+    (`asked_index`: BeeAI's nudge names `final_answer`); else the first, as before. `ask` is
+    the user's text less a schema it writes (`prompted_json`), else the user's text: read
+    whole, the schema named every branch, and the longest name (`final_answer`) won before
+    any tool ran (found in review)."""
+    said = ends(prompt.user if ask is None else ask)
 
     def choose(names: Sequence[str]) -> int | None:
         done = finishing_index(names) if prompt.after_tool_result else None
-        return asked_index(names, ends(prompt.user)) if done is None else done
+        return asked_index(names, said) if done is None else done
 
     return choose
 

@@ -48,10 +48,12 @@ _SCHEMA_KEYS = ("type", "properties", "items", "anyOf", "oneOf", "allOf", "$ref"
 class Instructed:
     """The schema a parser's instructions ask the answer to keep to, and whether they ask
     for it in a ```json fence (JS's do; Python's show the schema fenced "for readability
-    only" and its parser reads bare JSON)."""
+    only" and its parser reads bare JSON); `start` and `end`, where the schema is written."""
 
     schema: dict[str, Any]
     fenced: bool
+    start: int
+    end: int
 
 
 def instructed(text: str) -> Instructed | None:
@@ -68,15 +70,17 @@ def instructed(text: str) -> Instructed | None:
     if js is None and python is None:
         return None
     lead = min((m for m in (js, python) if m is not None), key=lambda m: m.start())
-    schema = _schema_at(text, lead.end())
-    return None if schema is None else Instructed(schema, fenced=lead is js)
-
-
-def _schema_at(text: str, start: int) -> dict[str, Any] | None:
-    """The schema written from `start` to its fence's end: as it stands, else un-doubled
-    (`{{` read as `{`) where it holds doubled braces."""
+    start = lead.end()
     end = text.find("```", start)
-    block = text[start : end if end >= 0 else len(text)].strip()
+    end = end if end >= 0 else len(text)  # the fence's end, else the text's
+    schema = _schema_at(text[start:end])
+    return None if schema is None else Instructed(schema, lead is js, start, end)
+
+
+def _schema_at(written: str) -> dict[str, Any] | None:
+    """The schema `written` between the lead and its fence's end: as it stands, else
+    un-doubled (`{{` read as `{`) where it holds doubled braces."""
+    block = written.strip()
     candidates = [block]
     if "{{" in block:  # a template's escaped braces, read as the braces they stand for
         candidates.append(block.replace("{{", "{").replace("}}", "}"))

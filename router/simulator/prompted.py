@@ -56,8 +56,9 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
+from classifier.baml import format_block
 from router.simulator.baml_schema import baml_schema
 from router.simulator.described import Described, described_shapes, wrappers
 from router.simulator.field_lists import listed_fields
@@ -124,12 +125,15 @@ class Asked:
     """What the answer is asked to be, and whether in a ```json fence: an instance of
     `schema`, or where the prompt shows no schema but an example, a value of `example`'s
     shape (an object, or a list of strings); between `[tag]` and `[/tag]` where the example
-    is shown so (`shown_forms.wrapped_examples`)."""
+    is shown so (`shown_forms.wrapped_examples`). `span` is where the user text writes the
+    schema (None where the system text does): no part of the user's ask, whose words the
+    schema's branch names would be read as (`answer.prompted_json`)."""
 
     schema: dict[str, Any] | None
     fenced: bool
     example: dict[str, Any] | list[str] | None = None
     tag: str | None = None
+    span: tuple[int, int] | None = None
 
 
 def asked_json(user: str, system: str) -> Asked | None:
@@ -161,14 +165,14 @@ def _first_of(user: str, system: str) -> Asked | None:
     for text, other in ((user, system), (system, user)):
         parser = instructed(text)
         if parser is not None:
-            return Asked(parser.schema, parser.fenced)
+            return Asked(parser.schema, parser.fenced, span=_span(text, user, parser))
         if (baml := baml_schema(text)) is not None:  # BAML's output format
-            return Asked(baml, fenced=False)
+            return Asked(baml, fenced=False, span=_span(text, user, format_block(text)))
         if (wrapped := _wrapped(text)) is not None:
             return wrapped
         schema, example = _first_asked(text)
         if schema is not None:
-            return Asked(schema.value, _fenced(text, schema, other))
+            return Asked(schema.value, _fenced(text, schema, other), span=_span(text, user, schema))
         if first_example is None and example is not None:
             first_example = Asked(None, _fenced(text, example, other), example.value)
     for text, other in ((user, system), (system, user)):
@@ -209,11 +213,30 @@ def _described(user: str, system: str) -> Asked | None:
                         "properties": {wrapper.key: held},
                         "required": [wrapper.key],
                     }
-                    return Asked(schema, _fenced_shape(shown, shape, other))
+                    return Asked(
+                        schema, _fenced_shape(shown, shape, other), span=_span(shown, user, shape)
+                    )
     for shown, other, shape in shapes:
         if _introduced(shown[max(0, shape.start - _LEAD) : shape.start]):
-            return Asked(shape.schema, _fenced_shape(shown, shape, other))
+            return Asked(
+                shape.schema, _fenced_shape(shown, shape, other), span=_span(shown, user, shape)
+            )
     return None
+
+
+class _Written(Protocol):
+    """Where a text writes what was found in it."""
+
+    @property
+    def start(self) -> int: ...
+    @property
+    def end(self) -> int: ...
+
+
+def _span(text: str, user: str, found: _Written | None) -> tuple[int, int] | None:
+    """Where `found` is written in `text`, where `text` is the user text (the very string
+    read, not the system text); else None."""
+    return (found.start, found.end) if found is not None and text is user else None
 
 
 def _names(lead: str, noun: str) -> bool:
