@@ -20,7 +20,7 @@ import openai
 import pytest
 
 from router.simulator import SimThread
-from router.simulator.asked_tool import asked_index, without_injected
+from router.simulator.asked_tool import _place, _spoken, asked_index, without_injected
 
 MODEL = "tiny"
 
@@ -160,3 +160,25 @@ def test_a_tool_named_after_many_unclosed_tags_is_found(
     assert without_injected(unclosed + hidden + " hi") == unclosed + "  hi"
     sim = start_sim()
     assert called(sim, WEATHER, unclosed + hidden + " use get_weather")[0] == "get_weather"
+
+
+def _old_place(parts: list[str], said: list[str]) -> int | None:
+    """`_place` as it was: a slice compared at every place, quadratic (4000 names of 100
+    words, alike but for their case, held the event loop 8 seconds against a 1000-word ask)."""
+    if not parts:
+        return None
+    width = len(parts)
+    return next((at for at in range(len(said) - width + 1) if said[at : at + width] == parts), None)
+
+
+def test_a_names_place_is_found_as_the_slices_found_it_for_every_short_mix() -> None:
+    """Every ask of up to seven words and name of up to four, over three words (one a
+    prefix of another, as `a` of `ab`), is placed where comparing slices placed it."""
+    vocabulary = ("a", "ab", "b")
+    for size in range(8):
+        for said in itertools.product(vocabulary, repeat=size):
+            spoken = _spoken(list(said))
+            for width in range(5):
+                for parts in itertools.product(vocabulary, repeat=width):
+                    expected = _old_place(list(parts), list(said))
+                    assert _place(list(parts), spoken) == expected, (parts, said)
