@@ -26,7 +26,9 @@ _BEFORE_FRAMEWORKS = """\
    between specialized agents within your agency.", and its `recipient_agent` enum of agent
    names), one of those agents named, any case, as the one to do it: "Tell the Developer to
    draft a short status report" or "Developer, check the build", writing 0.87 by its words,
-   is the CEO's call of `send_message`; "what does a developer do?" is not) gives
+   is the CEO's call of `send_message`; a delegating verb opening the ask or a clause, then
+   the name, then a task; not the name anywhere: "what does a developer do?", "what should I
+   ask the developer in a job interview?" or "Let the writer in you shine" is not) gives
    tool_calling (0.90).
    Descriptions are not compared: an agent's are in everyday words ("command", "file",
    "list"), which any coding task shares. Nor are the coding agents' built-in tools

@@ -11,6 +11,7 @@ it sent (`tests/fixtures/agency-swarm-1.11.0.md`); they go through the router in
 from __future__ import annotations
 
 import copy
+import re
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ import pytest
 from classifier import classify
 from classifier.agency_swarm import (
     DESCRIPTION_OPENING,
+    NAMES,
     RECIPIENT_DESCRIPTION,
     named_recipient,
 )
@@ -50,6 +52,11 @@ DELEGATING = [
     "Please ask our developer to prove that the square root of 2 is irrational.",
     "Delegate this to the Developer: write a short poem about autumn.",
     "developer, draft the release notes for version 2.1.",
+    "Developer: check the build for branch main.",
+    "The tests fail on main. Ask the Developer whether the fix is merged.",
+    "Check with the Developer whether the deploy finished.",
+    "Read the failing log, then have the Developer fix the flaky test.",
+    "Could you please tell the Developer to rerun the nightly job?",
 ]
 # Asks that name no recipient as the doer: the model's reading stands
 OWN = [
@@ -58,6 +65,22 @@ OWN = [
     "Have the Designer write a haiku about our release.",
     "Write a short poem about a developer who never sleeps.",
 ]
+# Asks that only mention a recipient, each with the agency's one agent so named: tool_calling
+# 0.90 by the rule before (found in review), none has it do the work. The verb opens no
+# clause ("should I ask the developer", "we have the developer"), no task follows the name
+# ("in you shine", "the truth:", "the designer's"), or "Name:" heads no imperative.
+MENTIONING = [
+    ("Developer", "What questions should I ask the developer in a job interview?"),
+    ("Developer", "Write a short story where we have the developer fall in love."),
+    ("Writer", "Let the writer in you shine: write a poem about autumn."),
+    ("Summary", "Summary: the meeting went well. Write a follow-up email."),
+    ("Analyst", "How do I get the analyst role at a bank? Write me a cover letter."),
+    ("Manager", "I need to talk to the manager about my raise; draft an email to HR."),
+    ("Developer", "Developer: what does that word mean in Greek?"),
+    ("Truth", "Tell the truth: is Python slower than Go?"),
+    ("Designer", "Can you help me make the designer's mockup into HTML/CSS code?"),
+    ("Developer", "developer: check the build for branch main."),
+]
 
 
 def with_ask(body: dict[str, Any], ask: str) -> dict[str, Any]:
@@ -65,6 +88,14 @@ def with_ask(body: dict[str, Any], ask: str) -> dict[str, Any]:
     other = copy.deepcopy(body)
     other["messages"][-1]["content"] = ask
     return other
+
+
+def sending_to(names: list[str], ask: str) -> dict[str, Any]:
+    """The CEO's first-turn body, its `send_message` sending to the agents `names`, asking
+    `ask`."""
+    body = with_ask(captured("ceo-tell-draft.json"), ask)
+    body["tools"][0]["function"]["parameters"]["properties"]["recipient_agent"]["enum"] = names
+    return body
 
 
 def test_the_bodies_are_agency_swarms() -> None:
@@ -106,6 +137,16 @@ def test_an_ask_that_names_no_recipient_as_the_doer_keeps_its_reading(ask: str) 
     """No rule decides it, the model reads it: not the name anywhere ("a developer"), nor
     an agent the tool does not offer ("the Designer")."""
     body = with_ask(captured("ceo-tell-draft.json"), ask)
+    assert rule_intent(view(body)) is None, named(body)
+    assert classify(body).source == "model", named(body)
+
+
+@pytest.mark.parametrize(("agent", "ask"), MENTIONING)
+def test_an_ask_that_only_mentions_a_recipient_keeps_its_reading(agent: str, ask: str) -> None:
+    """Agents are named by roles, everyday words: the name where the ask only mentions it
+    decides nothing, the model reads the ask."""
+    body = sending_to([agent], ask)
+    assert view(body).recipients == (agent,)
     assert rule_intent(view(body)) is None, named(body)
     assert classify(body).source == "model", named(body)
 
@@ -155,3 +196,30 @@ def test_the_recipient_is_named_as_the_tool_names_it() -> None:
     assert named_recipient(names, "tell the DEVELOPER to run it") == "Developer"
     assert named_recipient(names, "tell the Developers to run it") is None
     assert named_recipient((), "tell the Developer to run it") is None
+
+
+def test_many_recipients_are_looked_up_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """64 tools of 32 names of 64 characters each (a 238 KB body) compiled into one pattern
+    per tool list took 1.3 s and about 10 MB each (found in review). Now the first `NAMES`
+    names are read, and looked up in the ask with no pattern compiled per request."""
+    tool = captured("ceo-tell-draft.json")["tools"][0]
+    tools = []
+    for t in range(64):
+        many = copy.deepcopy(tool)
+        many["function"]["name"] = f"send_message_{t}"
+        enum = [f"Agent {t:02d} {n:02d} " + "x" * 50 for n in range(32)]
+        many["function"]["parameters"]["properties"]["recipient_agent"]["enum"] = enum
+        tools.append(many)
+    body = {**captured("ceo-tell-draft.json"), "tools": tools}
+    seen = view(body).recipients
+    assert len(seen) == NAMES
+    assert seen[0] == "Agent 00 00 " + "x" * 50
+
+    def no_compile(*args: object, **kwargs: object) -> None:
+        raise AssertionError(f"a pattern compiled per request: {args!r:.80}")
+
+    monkeypatch.setattr(re, "compile", no_compile)
+    ask = f"Tell agent 00 01 {'x' * 50} to check the build."
+    assert named_recipient(seen, ask) == seen[1]
+    assert named_recipient(seen, "Tell agent 63 31 to check the build.") is None
+    assert named_recipient(seen, "Have the Developer check the build.") is None
