@@ -10,7 +10,6 @@ request names by a header or field (`router.session`) keys it instead of its ope
 from __future__ import annotations
 
 import hashlib
-import re
 from typing import Any
 
 from classifier import (
@@ -34,31 +33,13 @@ from classifier.continue_cli import without_snapshot
 from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
 from classifier.system_ask import system_asks
+from router.clock_text import CLOCK_SPAN, CLOCK_TEXT
 from router.record import Api
 from router.session import session_id
 from router.stored_responses import conversation_of
 from router.translate.text_parts import content_text
 
 KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
-# Clock text (`clockless`): an ISO 8601 date, with a time and zone or without; a date with
-# a month's name (JavaScript's `toDateString`, "Saturday, December 5, 2026", "5 Dec 2026");
-# M/D/YYYY; a time of day. Never next to a digit, a colon or a dot: "3:16", a port, a MAC or
-# IPv6 address is none. No match is longer than `_CLOCK_SPAN`.
-_TIME = (
-    r"(?:[01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:[.,]\d{1,9})?)?(?:\s?[AaPp]\.?[Mm]\b\.?)?"
-    r"|\d:[0-5]\d(?::[0-5]\d)?\s?[AaPp]\.?[Mm]\b\.?"  # H:MM only with AM or PM
-)
-_DATE = r"\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
-_MONTH = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]{0,6}\.?"
-_NAMED = (
-    r"(?:(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun)[a-z]{0,6},? )?"
-    rf"(?:{_MONTH} \d{{1,2}}(?:st|nd|rd|th)?,? \d{{4}}|\d{{1,2}} {_MONTH},? \d{{4}})"
-)
-_CLOCK = re.compile(
-    rf"(?<![\d:.])(?:{_DATE}(?:[T ](?:{_TIME})(?:Z|[+-]\d\d(?::?\d\d)?)?)?"
-    rf"|{_NAMED}|\d{{1,2}}/\d{{1,2}}/\d{{4}}|{_TIME})(?![\d:])"
-)
-_CLOCK_SPAN = 64  # the longest match is 40 characters
 CLOCK = "<clock>"
 # A content part's prompt-caching marks (`said`): Anthropic's and OpenRouter's, litellm's
 CACHE_MARKS = ("cache_control",)
@@ -227,7 +208,7 @@ def _unchanging(system: str) -> str:
     be called now in BeeAI's RequirementAgent's (`classifier.beeai.without_flags`), read only
     as far as `clockless` reads."""
     system = without_working_memory(without_snapshot(system))
-    return beeai.without_flags(system, KEY_CHARS + _CLOCK_SPAN)
+    return beeai.without_flags(system, KEY_CHARS + CLOCK_SPAN)
 
 
 def said(content: object) -> object:
@@ -275,18 +256,18 @@ def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
 
 
 def clockless(system: str) -> str:
-    """The first `KEY_CHARS` of a system prompt, its dates and times (`_CLOCK`) each read as
-    `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
+    """The first `KEY_CHARS` of a system prompt, its dates and times (`CLOCK_TEXT`) each read
+    as `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
     every model call, so each turn of one tool loop was a conversation of its own, and no pin
     held (found running it). Dates too: a session that crosses midnight stays one; two
     sessions still differ by their first ask. The cut is at the prompt's own `KEY_CHARS`th
-    character, a clock text across it masked whole (`_CLOCK_SPAN` more are read for it):
+    character, a clock text across it masked whole (`CLOCK_SPAN` more are read for it):
     cut after masking, each clock before it moved the cut, and a clock it then split changed
     the key each hour (found in review). A prompt without one keys as it always did."""
-    text = system[: KEY_CHARS + _CLOCK_SPAN]
+    text = system[: KEY_CHARS + CLOCK_SPAN]
     parts: list[str] = []
     done = 0  # the prompt's characters read so far
-    for clock in _CLOCK.finditer(text):
+    for clock in CLOCK_TEXT.finditer(text):
         if clock.start() >= KEY_CHARS:
             break
         parts += (text[done : clock.start()], CLOCK)
