@@ -14,11 +14,14 @@ what OpenAI's chat understands instead, for every backend, fallback and shadow
 (`router.backends.base.prepare_body`):
 
 - `enabled: false`: left out; no reasoning was asked for, and the model reasons by default;
-- an `effort` otherwise: OpenAI's `reasoning_effort`, unless the client sent that too,
-  which wins;
+- an `effort` (a string, not empty) with `enabled` true, null or missing: OpenAI's
+  `reasoning_effort`, unless the client sent that too, which wins;
 - anything else (`max_tokens` alone, `exclude` alone, `enabled: true` alone, a value that
-  is no object): left out. OpenAI's chat has no reasoning budget, and it never returns
-  reasoning text to exclude; the model reasons as it does by default.
+  is no object, an `enabled` that is no boolean, such as `"false"` or `0`, an `effort` that
+  is empty or no string): left out. OpenAI's chat has no reasoning budget, and it never
+  returns reasoning text to exclude; the model reasons as it does by default. OpenRouter's
+  `enabled` is a boolean and its `effort` one of its names: `"false"` went as an effort
+  asked for, and `""` as `reasoning_effort: ""` (found in review).
 
 Kept as sent: for a backend the router takes for vLLM (vLLM's chat request lets a field it
 does not know go with a log line: `OpenAIBaseModel` in vLLM's
@@ -61,11 +64,18 @@ def as_openai(body: dict[str, Any]) -> dict[str, Any]:
         return body
     asked = body[FIELD]
     out = {k: v for k, v in body.items() if k != FIELD}
-    if isinstance(asked, dict) and asked.get("enabled") is not False and EFFORT not in out:
+    if isinstance(asked, dict) and _enabled(asked) and EFFORT not in out:
         effort = asked.get("effort")
-        if isinstance(effort, str):
+        if isinstance(effort, str) and effort:
             out[EFFORT] = effort
     return out
+
+
+def _enabled(asked: dict[str, Any]) -> bool:
+    """Whether `asked` does not turn reasoning off: its `enabled` true, or null or missing
+    (inferred from its effort). Anything else is no boolean (`1 == True` is not taken)."""
+    enabled = asked.get("enabled")
+    return enabled is True or enabled is None
 
 
 def _openrouter(base_url: str) -> bool:

@@ -170,6 +170,13 @@ HI = {"prompt": "hi"}
         ({}, HI),
         (None, HI),
         ("high", HI),
+        ({"effort": "low", "enabled": None}, {**HI, "reasoning_effort": "low"}),  # inferred
+        # no boolean, no effort: OpenRouter's `enabled` is a boolean, its `effort` a name
+        ({"effort": "high", "enabled": "false"}, HI),
+        ({"effort": "high", "enabled": 0}, HI),
+        ({"effort": "high", "enabled": 1}, HI),
+        ({"effort": ""}, HI),
+        ({"effort": 3}, HI),
     ],
 )
 def test_an_openai_chat_body_gets_what_openai_reads(reasoning: Any, sent: Any) -> None:
@@ -191,3 +198,17 @@ def test_an_openai_chat_body_gets_what_openai_reads(reasoning: Any, sent: Any) -
 def test_a_backend_that_takes_it_is_sent_it_as_sent(api: Api, settings: Any) -> None:
     """The client's value, which wins over an `extra_body` default as for any extra."""
     assert _sent(api, OFF, **settings) == {**HI, "reasoning": OFF}
+
+
+GATEWAY = {"tier": "cloud", "base_url": "https://gw.example.com/openrouter/v1"}
+
+
+def test_openrouter_behind_a_gateway_is_named_by_extra_body() -> None:
+    """The README's way for OpenRouter behind another host, which the host check does not
+    see: `extra_body: {reasoning: null}` sends a client's `reasoning` as sent, and a body
+    without one with the default, `null`."""
+    assert _sent("chat", OFF, **GATEWAY) == HI  # taken for OpenAI's chat: OFF is left out
+    named = {**GATEWAY, "extra_body": {"reasoning": None}}
+    assert _sent("chat", OFF, **named) == {**HI, "reasoning": OFF}
+    backend = OpenAICompatibleBackend(Backend(name="b", model="m", **named))
+    assert backend.body_for("chat", {"model": "auto", "prompt": "hi"})["reasoning"] is None
