@@ -123,6 +123,18 @@ def test_a_tool_call_message_is_left_out_and_a_functions_line_kept() -> None:
     assert view(body).latest == view(fan_in(as_strings(REVIEWS))).latest
 
 
+def test_tool_call_messages_anywhere_are_left_out_with_their_lines() -> None:
+    """At the start, one after another, between answers and at the end: the answers read
+    as the string fan-in sends them, a blank line apart."""
+    call = {"id": "c1", "type": "function", "function": {"name": "read", "arguments": "{}"}}
+    calls = {name: f"Agent {name}: {printed(None, tool_calls=[call])}" for name in REVIEWS}
+    answers = {name: f"Agent {name}: {printed(said)}" for name, said in REVIEWS.items()}
+    lines = [*[calls["proofreader"]] * 2, answers["proofreader"], calls["proofreader"]]
+    lines += ["", answers["style"], calls["style"]]
+    body = fan_in(HEADER + "\n".join(lines))
+    assert view(body).latest == view(fan_in(as_strings(REVIEWS))).latest
+
+
 ONE = as_objects({"style": REVIEWS["style"]})  # one agent's fan-in
 
 
@@ -140,6 +152,36 @@ ONE = as_objects({"style": REVIEWS["style"]})  # one agent's fan-in
 def test_objects_not_in_mcp_agents_fan_in_are_read_as_sent(text: str) -> None:
     """Only a whole assistant message on its line under mcp-agent's heading is read inside."""
     assert "ChatCompletionMessage(content=" in view(fan_in(text)).latest
+
+
+# Literals `repr` never writes, each of which `ast.literal_eval` refuses: a `\U` past U+10FFFF,
+# a raw CR (Python's tokenizer ends the line there), a raw NUL, a raw lone surrogate (which
+# UTF-8 cannot encode). Each failed the conversation key: a 500 (found in review).
+UNREADABLE = {
+    "big U": r"'x\Uffffffffy'",
+    "raw CR": "'x\ry'",
+    "raw NUL": "'x\x00y'",
+    "raw surrogate": "'x\ud800y'",
+}
+
+
+def with_literal(literal: str) -> dict[str, Any]:
+    """The fan-in of one agent's message whose content is written `literal`."""
+    line = printed("x").replace("content='x'", f"content={literal}", 1)
+    return fan_in(f"{HEADER}Agent style: {line}")
+
+
+@pytest.mark.parametrize("literal", UNREADABLE.values(), ids=list(UNREADABLE))
+def test_a_literal_python_cannot_read_is_read_as_sent(literal: str) -> None:
+    """The line is no message of mcp-agent's: read as sent, and keyed so."""
+    body = with_literal(literal)
+    assert "ChatCompletionMessage(content=" in view(body).latest
+    assert conversation_key(body, {}, "c") != conversation_key(with_literal("'xy'"), {}, "c")
+
+
+def test_the_highest_code_point_is_read() -> None:
+    """`repr` writes U+10FFFF, not printable, as `\U0010ffff`."""
+    assert view(with_literal(r"'\U0010ffff'")).latest.endswith("Agent style: \U0010ffff")
 
 
 def test_a_fan_in_longer_than_read_is_read_as_sent() -> None:
