@@ -7,16 +7,15 @@ does I/O.
 
 from __future__ import annotations
 
-import itertools
 import logging
 import math
-import traceback
 from dataclasses import replace
 from functools import lru_cache, partial
 from typing import Any
 
 from classifier import artifact, fast
 from classifier.constraint import Verdict
+from classifier.failure_log import FailureLog
 from classifier.features import features
 from classifier.intent import INTENTS, UNREAD, Intent
 from classifier.model import IntentModel, softmax
@@ -33,7 +32,7 @@ GREETED = "no ask yet: only a greeting or a bare request for help (classifier.gr
 
 
 log = logging.getLogger("smf_router.classifier")
-_failures = itertools.count(1)
+_failures = FailureLog(log, "the classifier could not read a request", "it takes the default route")
 
 
 class ModelUnavailable(RuntimeError):
@@ -63,23 +62,6 @@ def _loaded() -> IntentModel | str:
     except Exception as exc:  # missing, truncated, not ours: all mean "no model"
         why = f"{type(exc).__name__}: {exc}"
         return f"the intent model {artifact.MODEL_PATH} cannot be read ({why})"
-
-
-def _log_failure(exc: Exception) -> None:
-    """A body the classifier could not read, logged by kind and place, never by text (a
-    message may quote the body); the 1st, 2nd, 4th, 8th... failure only, so a flood of
-    one bad shape stays a few lines."""
-    n = next(_failures)
-    if n & (n - 1) == 0:
-        where = traceback.extract_tb(exc.__traceback__)[-1]
-        log.warning(
-            "the classifier could not read a request (%s at %s:%s; %d so far); "
-            "it takes the default route",
-            type(exc).__name__,
-            where.filename,
-            where.lineno,
-            n,
-        )
 
 
 def request_features(m: IntentModel, v: RequestView, verdict: Verdict | None) -> dict[str, float]:
@@ -177,7 +159,7 @@ def classify(body: dict[str, Any]) -> Intent:
     try:
         return decide(model(), body)
     except Exception as exc:  # a malformed body must cost the caller a default route, not a 500
-        _log_failure(exc)
+        _failures.failed(exc)
         return UNKNOWN
 
 
@@ -202,7 +184,7 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route
-        _log_failure(exc)
+        _failures.failed(exc)
         return _unread()
 
 

@@ -10,6 +10,7 @@ request names by a header or field (`router.session`) keys it instead of its ope
 from __future__ import annotations
 
 import hashlib
+import logging
 from typing import Any
 
 from classifier import (
@@ -30,6 +31,7 @@ from classifier.aider import without_reminder
 from classifier.ask_text import ask_content
 from classifier.asks import first_ask
 from classifier.continue_cli import without_snapshot
+from classifier.failure_log import FailureLog
 from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
 from classifier.system_ask import system_asks
@@ -56,6 +58,13 @@ BROWSER_USE = "framework:browser-use"
 MAGENTIC = "framework:semantic-kernel-magentic"
 # ...and with its agent's and conversation's ids, in a Letta agent's (`_marked_key`)
 LETTA = "app:letta"
+# In place of all it reads, in the key of a request a reader failed on (`_sent_key`)
+UNREAD = "unread"
+_unread = FailureLog(
+    logging.getLogger("smf_router"),
+    "the router could not read a request's words",
+    "its conversation key and prompt text are its messages as sent",
+)
 
 
 def conversation_key(
@@ -134,7 +143,11 @@ def conversation_key(
 
     A request of system messages alone (BAML's default, `classifier.system_ask`) asks by its
     system prompt: it is hashed as its first ask, as the classifier reads it, and not again
-    as a system prompt, so it keys as the same words sent as a user message do."""
+    as a system prompt, so it keys as the same words sent as a user message do.
+
+    A request one of these readers fails on (a bug of the reader's) is keyed by its messages
+    as sent (`_sent_key`), and logged, as `classify` takes the default route for it: a fan-in
+    of mcp-agent's the classifier's guard read so failed the key, a 500 (found in review)."""
     digest = hashlib.blake2b(digest_size=8, key=secret)
     _hash_part(digest, caller)
     session, tab = session_id(body, headers)
@@ -147,6 +160,16 @@ def conversation_key(
         _hash_part(digest, f"tab:{tab}")
     messages = body.get("messages")
     messages = messages if isinstance(messages, list) else []
+    try:
+        return _read_key(digest.copy(), messages)
+    except Exception as exc:  # a reader's bug costs the request its reading, not a 500
+        _unread.failed(exc)
+        return _sent_key(digest, messages)
+
+
+def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
+    """`conversation_key` of `messages` read as the classifier reads them, `digest` holding
+    what comes before them (the caller, the user)."""
     if (task := semantic_kernel.run_task(messages)) is not None:
         return _marked_key(digest, MAGENTIC, task.rstrip()[:KEY_CHARS])
     system = read_system(messages)
@@ -176,6 +199,20 @@ def conversation_key(
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
         _hash_part(digest, str(said(beeai.react_words(words, system)))[:KEY_CHARS])
+    return digest.hexdigest()
+
+
+def _sent_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
+    """The key of `messages` a reader failed on (`conversation_key`): `UNREAD`, then each
+    message's role and content as sent, up to the first user message. The turns of a
+    conversation that opens so key alike, as long as the reader fails on each of them."""
+    _hash_part(digest, UNREAD)
+    for message in messages:
+        if isinstance(message, dict):
+            role = message.get("role")
+            _hash_part(digest, f"{role}:{str(said(message.get('content')))[:KEY_CHARS]}")
+            if role == "user":
+                break
     return digest.hexdigest()
 
 
@@ -324,5 +361,9 @@ def prompt_text(view: dict[str, Any]) -> str:
     messages: list[Any] = view.get("messages") or []
     for message in reversed(messages):
         if isinstance(message, dict) and message.get("role") == "user":
-            return content_text(_users_words(message, messages))
+            try:
+                return content_text(_users_words(message, messages))
+            except Exception as exc:  # as `conversation_key`'s: its text as sent
+                _unread.failed(exc)
+                return content_text(message.get("content"))
     return ""
