@@ -98,6 +98,14 @@ def fixed_form(messages: Sequence[Any], system: System) -> bool:
     return fixes_reply(messages)
 
 
+def classifies(system: System) -> bool:
+    """Whether `system`, a request's system prompt, is the Text Classifier's (it opens with
+    `CLASSIFIER`): its label only sends the item down a branch of the workflow, whose nodes
+    do the work; a side request (`classifier.side_request`)."""
+    opening = system.opening
+    return opening is not None and opening.startswith(CLASSIFIER)
+
+
 def fixes_reply(messages: Sequence[Any]) -> bool:
     """Whether `messages` are one user message, `NAIVE_FIX` filled (`FIX_PARTS`)."""
     if len(messages) != 1 or not isinstance(messages[0], dict):

@@ -12,6 +12,19 @@ none of them pin: Claude Code's, crush's, OpenHands' and opencode's title calls
 (`classifier.claude_code`, `classifier.crush`, `classifier.openhands`, `classifier.opencode`)
 and Open WebUI's background tasks (`classifier.open_webui`: a title, tags, follow-ups,
 queries, an autocompletion, an emoji). Each is still read, and routed, by its ask inside.
+
+So are a framework's calls that only pick who does the work: fast-agent's router's call and
+its orchestrator's planner's (`classifier.fast_agent.picks_agents`), mcp-agent's LLM router's
+and intent classifier's (`classifier.mcp_agent.routes`), n8n's Text Classifier's
+(`classifier.n8n.classifies`: its label sends the item down a branch). Sent with the run's
+session id (fast-agent's guide's `x-smf-session-id`), fast-agent's router's call, the run's
+first, instruction on the local backend, finished first and pinned the run: the poem the
+chosen agent then wrote, prose, was served by the local model (found in review). A plan is
+no work either: its tasks are each an agent's own request, and an orchestrator's first call
+is its plan, which would pin every agent's work to the planner's backend. Each is read, and
+routed, by its rule (instruction); the work that follows sets the pin. n8n's Information
+Extractor and Sentiment Analysis are not side requests: their reply is the workflow's data,
+the work itself.
 """
 
 from __future__ import annotations
@@ -19,7 +32,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier import claude_code, crush, open_webui, opencode, openhands
+from classifier import (
+    claude_code,
+    crush,
+    fast_agent,
+    mcp_agent,
+    n8n,
+    open_webui,
+    opencode,
+    openhands,
+)
 from classifier.message import System
 
 
@@ -31,4 +53,7 @@ def side_request(messages: Sequence[Any], system: System) -> bool:
         or openhands.titles(messages, system)
         or opencode.titles(messages, system)
         or open_webui.task_asks(messages) is not None
+        or fast_agent.picks_agents(messages, system)
+        or mcp_agent.routes(messages, system)
+        or n8n.classifies(system)
     )
