@@ -50,6 +50,30 @@ def crush_title() -> dict[str, Any]:
     return {"model": "auto", "messages": messages}
 
 
+# Each framework's call that only picks who does the work (an agent, a plan of its agents, a
+# category, a branch), as it sent it
+PICKS_WHO = [
+    "fast-agent-mcp-0.2.36/router.json",
+    "fast-agent-mcp-0.2.36/router-haiku.json",
+    "fast-agent-mcp-0.2.36/plan-full.json",
+    "fast-agent-mcp-0.2.36/plan-iterative.json",
+    "mcp-agent-0.2.6/router.json",
+    "mcp-agent-0.2.6/intent-classifier.json",
+    "n8n-2.41.1/classifier-chat.json",
+]
+# The same frameworks' other calls: the work itself (an evaluation, a refinement, a synthesis,
+# a fan-in, an extraction, a sentiment, a reply fixed up), which may pin
+THE_WORK = [
+    "fast-agent-mcp-0.2.36/evaluate.json",
+    "fast-agent-mcp-0.2.36/refine.json",
+    "fast-agent-mcp-0.2.36/synthesize.json",
+    "fast-agent-mcp-0.2.36/critic.json",
+    "mcp-agent-0.2.6/fan-in.json",
+    "n8n-2.41.1/extractor-chat.json",
+    "n8n-2.41.1/sentiment-chat.json",
+    "n8n-2.41.1/fixup-chat.json",
+]
+
 SIDE = {
     "claude-code": claude_code_title,
     "claude-code-through-ccr": through_gateway,
@@ -60,6 +84,11 @@ SIDE = {
         f"open-webui-{task}": lambda task=task: task_body(task, [("user", ASK), ("assistant", "x")])
         for task in HISTORY_TASKS
     },
+    # a framework's calls that pick who does the work: they set no pin of their run
+    **{name: lambda name=name: recorded(FIXTURES / name) for name in PICKS_WHO},
+    "n8n-2.41.1/classifier-responses.json": lambda: chat_view(
+        "responses", recorded(FIXTURES / "n8n-2.41.1" / "classifier-responses.json")
+    ),
 }
 
 
@@ -105,6 +134,7 @@ NOT_SIDE = {
     "title-text-elsewhere": lambda: not_claude_codes(claude_code_title()),
     "title-text-and-more": lambda: with_more(claude_code_title()),
     "a-chat": lambda: {"messages": [{"role": "user", "content": ASK}]},
+    **{name: lambda name=name: recorded(FIXTURES / name) for name in THE_WORK},
 }
 
 
@@ -118,3 +148,11 @@ def test_other_requests_are_not_side_requests(name: str) -> None:
 def test_title_text_outside_claude_codes_request_is_read_whole() -> None:
     body = not_claude_codes(claude_code_title())
     assert explain(body)["read"]["latest_chars"] > len(ASK) + 100
+
+
+@pytest.mark.parametrize("name", PICKS_WHO)
+def test_a_call_that_picks_who_works_is_read_by_its_rule(name: str) -> None:
+    """Marked a side request, it is still read, and routed, by its app's rule: instruction,
+    on the local model."""
+    read = explain(recorded(FIXTURES / name))
+    assert (read["intent"], read["source"], read["side_request"]) == ("instruction", "rule", True)
