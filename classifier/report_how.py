@@ -1,13 +1,13 @@
 """How the classifier decides, the first prose section of the evaluation report
 (docs/classifier.md): its rules, the bounds of what it reads (and the coding agents' own
 texts it leaves out), its features, the constraint detector and `explain`. Item 3's
-paragraphs on the agent frameworks' texts are `classifier.report_apps.FRAMEWORKS_NOTE`,
+paragraphs on the agent frameworks' texts are `classifier.report_frameworks.FRAMEWORKS_NOTE`,
 spliced in here: like the apps' sections they say how one app's requests are read apart,
 and they grew this file past 400 lines. Apart from `classifier.report_text` (what was tried,
 the audit). The doc is generated: a sentence added to docs/classifier.md by hand and not
 here is lost at the next retrain."""
 
-from classifier.report_apps import FRAMEWORKS_NOTE
+from classifier.report_frameworks import FRAMEWORKS_NOTE
 
 _BEFORE_FRAMEWORKS = """\
 ## How it decides
@@ -273,5 +273,5 @@ _AFTER_FRAMEWORKS = """\
 
 """
 
-# Item 3 goes on with the agent frameworks' texts it leaves out (`classifier.report_apps`).
+# Item 3 goes on with the agent frameworks' texts it leaves out (`classifier.report_frameworks`).
 HOW = _BEFORE_FRAMEWORKS + FRAMEWORKS_NOTE + _AFTER_FRAMEWORKS
