@@ -179,8 +179,8 @@ def explain(body: dict[str, Any], top_features: int = 8) -> dict[str, Any]:
     `prior:tools` the doubled odds of tool_calling when tools are offered or a tool result
     ends the conversation (listed when tool_calling is first or second); the shares of all
     of them sum to log(p first / p second). `side_request`: the request is its app's side
-    request (a title call: `classifier.side_request`), which pins nothing of its
-    conversation."""
+    request (a title call, a routing call: `classifier.side_request`), which pins nothing of
+    its conversation."""
     try:
         return _explain(body, top_features)
     except Exception as exc:  # the same guard as classify's: the caller gets the default route

@@ -23,6 +23,9 @@ ask, as Taskmaster's planning prompts are (`classifier.taskmaster`). Both are in
 the labelling policy defines it ("formats such as JSON with given keys ... classify into
 given labels"): instruction by rule (`classifier.fixed.AGENT_CHOICE`), on the local model.
 Not the query's topic: the agent the router picks does that work, in a request of its own.
+Nor the run's backend: each is a side request (`classifier.side_request`), pinning nothing of
+a run sent under one session id; the router's call, the run's first, pinned the run to the
+local model, and the poem its agent then wrote was served there (found in review).
 
 Told narrowly: the router's call by its system prompt's opening (`ROUTER_OPENINGS`: the
 decorator's default instruction, or the router's own when it has none) and `ROUTING` filled

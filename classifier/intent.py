@@ -19,8 +19,9 @@ UNREAD: Unread = "unknown"
 @dataclass(frozen=True, slots=True)
 class Intent:
     """What a request asks for, how sure we are, and what decided it; and whether it is a
-    side request of its app's (`classifier.side_request`: a title call, a background task),
-    which the router lets pin nothing of its conversation (`router.sticky_pins`)."""
+    side request of its app's (`classifier.side_request`: a title call, a background task, a
+    framework's call that picks who does the work), which the router lets pin nothing of its
+    conversation (`router.sticky_pins`)."""
 
     label: Label | Unread
     confidence: float

@@ -30,6 +30,8 @@ mcp-agent (pypi `mcp-agent` 0.2.6, lastmile-ai, on the openai SDK:
   `classifier.fixed.ROUTE_CHOICE`), told by its template filled exactly
   (`classifier.templates.fills`), as n8n's output fix-up and gpt-researcher's report are: a
   `routing_instruction` or `classification_instruction` of the user's is read as written.
+  Each only picks who does the work: a side request (`classifier.side_request`), it pins
+  nothing of its run's conversation, as fast-agent's router's call does not.
 
 Not covered: mcp-agent's other providers' messages (an Anthropic `Message`'s representation,
 sent on Anthropic's API), the fan-in of unnamed sources ("Aggregated responses from multiple

@@ -19,7 +19,10 @@ labels"). Not reasoning: the answer is in the text given, nothing beyond it to k
 out. Not the data's topic: an invoice's amounts are to be copied, not computed; a review's
 tone is to be labelled, not argued. So each is instruction by rule (`RequestView.fixed`,
 `classifier.rules.rule_intent`), on the local model, as other constrained replies over a
-given text are.
+given text are. The Text Classifier's label only sends its item down a branch, whose nodes
+do the work: a side request (`classifies`, `classifier.side_request`), it pins nothing. The
+Information Extractor's fields and the Sentiment Analysis' label are the workflow's data,
+the work itself, and pin as any request does.
 
 Told by the system prompt's opening, exactly (`OPENINGS`), as n8n's default templates write
 it; what follows varies (the categories, the schema, the multi-class and fallback lines). A

@@ -142,8 +142,10 @@ Taskmaster's planning prompts do. Read by the query, "What is 3 plus 4?" was bel
 Only under the router's own opening ("You are a router that determines which specialized
 agent should handle a given query.", or its built-in instruction) with its routing text the
 user message's last part, and the planner's templates whole: a router with an instruction of
-its own is read as written. Its evaluator's, refinement's and synthesis' requests are read
-by the model.
+its own is read as written. Both are side requests: they pick who does the work, and pin
+nothing of a run sent under one session id (the router's call, the run's first, pinned it to
+the local model, and the poem its agent then wrote was served there). Its evaluator's,
+refinement's and synthesis' requests are read by the model.
 
 ### gpt-researcher's requests
 
@@ -170,5 +172,6 @@ by each content string, unescaped as Python reads it, as its string fan-in sends
 answers: with the objects, a review's fan-in was coding 0.93, prose without them. Its LLM
 router's and intent classifier's templates ("You are a highly accurate request router ...",
 "You are a precise intent classifier ..."), filled exactly as the last user message, give
-instruction (0.97), rule-decided, as n8n's Text Classifier does (read, coding 0.55).
+instruction (0.97), rule-decided, as n8n's Text Classifier does (read, coding 0.55). Both,
+and n8n's Text Classifier, are side requests: they pick who does the work, and pin nothing.
 """

@@ -179,7 +179,9 @@ _BEFORE_FRAMEWORKS = """\
    concise, sentence-case title (3-7 words)..."; read whole, "Translate 'good morning'
    into French" was writing 0.39). These title calls and Open WebUI's background tasks are
    side requests (`classifier/side_request.py`, `side_request` in `explain()`): the router
-   lets none pin its conversation's backend. OpenHands' condenser's
+   lets none pin its conversation's backend. So are the calls that only pick who does a
+   run's work: fast-agent's router's and planner's, mcp-agent's LLM router's and intent
+   classifier's, n8n's Text Classifier's. OpenHands' condenser's
    summary request (the events in `<EVENT>` tags and "Now summarize the events using the
    rules above.", after its prompt "You are maintaining a context-aware state summary for
    an interactive agent.", or in one message with it, and nothing else) is no ask, and is

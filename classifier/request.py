@@ -137,8 +137,9 @@ class RequestView(NamedTuple):
     # No user message asks, and one that greets or asks for help alone was passed over
     # (`classifier.asks.Asks.greeted`): nothing is read, and `explain` says why.
     greeted: bool = False
-    # A request its app sends beside its conversation's turns, to name or label it
-    # (`classifier.side_request`): read by its ask inside; it pins nothing (`Intent`).
+    # A request its app sends beside its conversation's turns, to name or label it or to
+    # pick who does its work (`classifier.side_request`): read by its ask inside, or its
+    # rule; it pins nothing (`Intent`).
     side_request: bool = False
 
 

@@ -151,8 +151,9 @@ class Record:
     conversation: str | None = None  # a hash, never the text
     auto_routed: bool = False  # the router chose the backend: only then a conversation sticks
     detour: bool = False  # served only after a preferred backend's passing trouble: no sticking
-    # its app's side request, a title call or a background task (`classifier.side_request`):
-    # no turn of its conversation, it pins nothing (`router.sticky_pins`)
+    # its app's side request, a title call, a background task or a framework's routing call
+    # (`classifier.side_request`): no turn of its conversation, it pins nothing
+    # (`router.sticky_pins`)
     side_request: bool = False
     private: bool = False
     # vLLM's own output constraint the request carried (`router.vllm_fields`): a shadow

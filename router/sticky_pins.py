@@ -17,9 +17,10 @@ def pins(record: Record, table: StickyTable) -> bool:
     pin. Read from the source: a record holds no intent or target for `route_reason`.
 
     Nor does its app's side request (`Record.side_request`: Claude Code's title request,
-    Open WebUI's tags...) pin, though it may follow a pin: Claude Code's title request,
-    sent beside a session's first turn with its session id, finished first and pinned every
-    coding turn of a "Translate ..." session to the cloud (found in a live review)."""
+    Open WebUI's tags, fast-agent's router's call...) pin, though it may follow a pin:
+    Claude Code's title request, sent beside a session's first turn with its session id,
+    finished first and pinned every coding turn of a "Translate ..." session to the cloud
+    (found in a live review)."""
     if record.intent_source != "default" and not record.side_request:
         return True
     return table.get(record.conversation or "") == record.backend  # both set: the caller
