@@ -17,6 +17,7 @@ from typing import Any
 from classifier import (
     aider,
     claude_code,
+    code_puppy,
     crush,
     frameworks,
     gpt_engineer,
@@ -75,7 +76,8 @@ def ask_content(
     sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
     choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
     inside crush's, OpenHands' or Claude Code's title text (`classifier.crush`,
-    `classifier.openhands`, `classifier.claude_code`), the
+    `classifier.openhands`, `classifier.claude_code`), the first user entry of code-puppy's
+    title digest (`classifier.code_puppy`), the
     request after the project's files in gpt-engineer's improve ask (`classifier.gpt_engineer`),
     else without the reminder of Aider's ask or context mode
     (`classifier.aider.without_mode_reminder`); any
@@ -112,6 +114,8 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
         content = openhands.title_ask(message, messages, system)
     if content is sent:
         content = claude_code.title_ask(message, messages, system)
+    if content is sent:
+        content = code_puppy.title_ask(message, messages, system)
     if content is sent:
         content = gpt_engineer.request_ask(message, messages, system)
     if content is sent:

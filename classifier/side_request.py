@@ -11,7 +11,8 @@ classifier marks the side requests it knows (`Intent.side_request`), and the rou
 none of them pin: Claude Code's, crush's, OpenHands' and opencode's title calls
 (`classifier.claude_code`, `classifier.crush`, `classifier.openhands`, `classifier.opencode`)
 and Open WebUI's background tasks (`classifier.open_webui`: a title, tags, follow-ups,
-queries, an autocompletion, an emoji). Each is still read, and routed, by its ask inside.
+queries, an autocompletion, an emoji), and code-puppy's title and compaction summarizer
+requests (`classifier.code_puppy`). Each is still read, and routed, by its ask inside.
 
 So are a framework's calls that only pick who does the work: fast-agent's router's call and
 its orchestrator's planner's (`classifier.fast_agent.picks_agents`), mcp-agent's LLM router's
@@ -34,6 +35,7 @@ from typing import Any
 
 from classifier import (
     claude_code,
+    code_puppy,
     crush,
     fast_agent,
     mcp_agent,
@@ -56,4 +58,5 @@ def side_request(messages: Sequence[Any], system: System) -> bool:
         or fast_agent.picks_agents(messages, system)
         or mcp_agent.routes(messages, system)
         or n8n.classifies(system)
+        or code_puppy.side_requests(messages, system)
     )

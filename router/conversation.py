@@ -30,6 +30,7 @@ from classifier import (
 from classifier.aider import without_reminder
 from classifier.ask_text import ask_content
 from classifier.asks import first_ask
+from classifier.code_puppy import without_summary
 from classifier.continue_cli import without_snapshot
 from classifier.failure_log import FailureLog
 from classifier.mastra import without_working_memory
@@ -130,7 +131,8 @@ def conversation_key(
     smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
-    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory.
+    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory,
+    code-puppy's compaction summary.
     A Letta agent's system prompt is its memory, which its tools edit within a conversation,
     and a compaction changes its first ask: its requests are keyed by the agent's and the
     conversation's ids its prompt names instead (`_marked_key`). A Marvin thread's first ask
@@ -243,8 +245,10 @@ def _unchanging(system: str) -> str:
     update made the next turn another conversation, and a chat pinned to the cloud went
     local on its second turn (found in a review of agent frameworks). Nor whether a tool may
     be called now in BeeAI's RequirementAgent's (`classifier.beeai.without_flags`), read only
-    as far as `clockless` reads."""
-    system = without_working_memory(without_snapshot(system))
+    as far as `clockless` reads. Nor the summary a code-puppy compaction puts before its
+    prompt (`classifier.code_puppy.without_summary`): each compaction keyed the session anew,
+    its pin lost (found in a live review)."""
+    system = without_working_memory(without_snapshot(without_summary(system)))
     return beeai.without_flags(system, KEY_CHARS + CLOCK_SPAN)
 
 
