@@ -87,7 +87,9 @@ def test_a_compaction_keeps_the_session_one_conversation(
 ) -> None:
     """The session's turn before the compaction and the one after it are one conversation
     in the ledger (they were two)."""
-    headers = [sent(pinning, captured(n)) for n in ("before-compaction.json", "after-compaction.json")]
+    headers = [
+        sent(pinning, captured(n)) for n in ("before-compaction.json", "after-compaction.json")
+    ]
     rows = ledger_rows(pinning[0], [h["x-request-id"] for h in headers])
     assert [row[2:] for row in rows] == [("coding", "local")] * 2
     assert rows[0][1] is not None and rows[0][1] == rows[1][1]
