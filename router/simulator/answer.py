@@ -36,6 +36,7 @@ from typing import Any
 from classifier import swarms
 from router.simulator import dataprompt
 from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
+from router.simulator.delegation import delegates
 from router.simulator.instances import JSON_OBJECT, Chooser, Named, arguments_for, structured
 from router.simulator.offered_agents import listing
 from router.simulator.prompted import asked_json, framed
@@ -118,6 +119,15 @@ class Prompt:
     last_called: str | None = None
     system: str = ""
     shown_id: str | None = None  # an id an earlier call gave that the ask shows (`called_ids`)
+    asked: str | None = None  # the latest ask as the classifier reads it (`latest_ask`)
+
+    @property
+    def ask(self) -> str:
+        """What the user asked: the latest ask as the classifier reads it (`latest_ask`),
+        else the last user message's text. What picks the tool called and fills its
+        arguments and the keyword rules' reading; `user` keeps the message as sent, for what
+        shapes the answer (a framework's frame, a schema shown in it)."""
+        return self.user if self.asked is None else self.asked
 
     @property
     def forces_call(self) -> bool:
@@ -141,6 +151,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
     calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
+    calls = calls and not _unasked_subagent(prompt)
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
     if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
@@ -154,7 +165,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if calls:
         return Reply(tool_calls=(tool_call(prompt),))
-    read = ends(prompt.user)
+    read = ends(prompt.ask)
     # a ReAct or DSPy prompt asking for SQL keeps the answer it got: a bare query is no
     # answer in its format either (`prompted.framed`)
     if dataprompt.asks_sql(read, ends(prompt.system)) and not framed(prompt.user, prompt.system):
@@ -325,14 +336,14 @@ def tool_call(prompt: Prompt) -> ToolCall:
     if tool is not None:
         return ToolCall(tool.name, json.dumps(_arguments(tool, prompt)))
     tool = _next_tool(prompt)
-    found = _evaluate_first(ends(prompt.user)) if tool is _asked_tool(prompt) else None
+    found = _evaluate_first(ends(prompt.ask)) if tool is _asked_tool(prompt) else None
     expression = expression_arguments(tool.schema, found[0].strip()) if found else None
     return ToolCall(tool.name, json.dumps(expression or _arguments(tool, prompt)))
 
 
 def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`)."""
-    return arguments_for(tool.schema, prompt.user, prompt.shown_id)
+    return arguments_for(tool.schema, prompt.ask, prompt.shown_id)
 
 
 def _chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
@@ -375,7 +386,7 @@ def _asked_tool(prompt: Prompt) -> ToolSpec | None:
     run's history flattened into the ask), its newest entry (`classifier.swarms.latest_entry`):
     read whole, its head (swarms' system prompt, naming `create_plan` first) named the tool,
     and the final summary's `complete_task` was never called (a live review of demo mode)."""
-    ask = swarms.latest_entry(prompt.user) or prompt.user
+    ask = swarms.latest_entry(prompt.ask) or prompt.ask
     index = asked_index([tool.name for tool in prompt.tools], ends(ask))
     return None if index is None else prompt.tools[index]
 
@@ -390,8 +401,22 @@ def _next_tool(prompt: Prompt) -> ToolSpec:
     never let one finish (pydantic-ai stopped at its request limit, found in review)."""
     names = [tool.name for tool in prompt.tools]
     if not prompt.tool_required or prompt.last_called not in names:
-        return _asked_tool(prompt) or prompt.tools[0]
+        return _asked_tool(prompt) or _first_tool(prompt)
     return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
+
+
+def _first_tool(prompt: Prompt) -> ToolSpec:
+    """The first offered tool that starts no subagent (`delegation.delegates`), else the
+    first: the default call, where the ask names none."""
+    return next((t for t in prompt.tools if not delegates(t.schema)), prompt.tools[0])
+
+
+def _unasked_subagent(prompt: Prompt) -> bool:
+    """Whether the first offered tool starts a subagent and the ask names no tool: the
+    answer is then text, unless a call is forced (`delegation`: Claude Code offers `Agent`
+    first, and the simulator's default call of it nested subagents four deep)."""
+    first = prompt.tools[0]
+    return delegates(first.schema) and _asked_tool(prompt) is None
 
 
 def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:

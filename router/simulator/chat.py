@@ -20,6 +20,7 @@ from router.simulator.chat_logprobs import asked, listed, whole
 from router.simulator.checks import check_chat, continued, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation
+from router.simulator.latest_ask import latest_ask
 from router.simulator.openai_refusals import refuse_chat
 from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.turns import last_called, system_text
@@ -73,6 +74,7 @@ def _prompt(
         last_called=last_called(messages),
         system=system_text(messages),
         shown_id=shown_id(called_ids(messages), user),
+        asked=latest_ask(messages, body),
     )
 
 

@@ -20,6 +20,7 @@ from router.simulator import tokens, turns
 from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.latest_ask import latest_ask
 from router.simulator.wire import (
     Frame,
     Meta,
@@ -142,6 +143,7 @@ class MessagesApi:
             tool_required=kind == "any",
             last_called=turns.last_called(messages),
             system=turns.system_text(messages, body.get("system")),
+            asked=latest_ask(messages, body, body.get("system")),
         )
         return Ask(
             model=model,

@@ -18,6 +18,7 @@ from router.simulator import tokens
 from router.simulator.answer import Prompt
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
+from router.simulator.latest_ask import latest_ask
 from router.simulator.openai_refusals import refuse
 from router.simulator.structured import text_constraint
 from router.simulator.turns import last_called, system_text
@@ -104,6 +105,7 @@ class ResponsesApi:
             output_exclusive=constraint.exclusive,
             last_called=last_called(messages),
             system=system_text(messages, instructions),
+            asked=latest_ask(items if isinstance(items, list) else [], body, instructions),
         )
         return Ask(
             model=model,

@@ -206,6 +206,16 @@ def _claude_codes_system_turn(turn: object) -> bool:
     return own and not _typed(content)
 
 
+def claude_codes_turn(message: object) -> bool:
+    """Whether `message` is one of Claude Code's own system turns (`_claude_codes_system_turn`),
+    as the Messages body holds it or as the user message a chat backend gets of it (the
+    translation's, `router.translate.anthropic_request`): what the demo's simulator passes
+    over to the ask before it (`router.simulator.latest_ask`), as the view leaves it out."""
+    if isinstance(message, dict) and message.get("role") == "user":
+        message = {**message, "role": "system"}
+    return _claude_codes_system_turn(message)
+
+
 def _unread_cut(turn: object) -> object:
     """A Messages turn with an assistant's texts cut to their first character and its tool
     inputs emptied: no reader of the view (the classifier, the conversation key, the

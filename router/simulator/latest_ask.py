@@ -1,0 +1,51 @@
+"""The user's latest ask as the classifier reads it: what the simulated model answers.
+
+The simulator answered the last user message's whole text (`wire.last_user_text`), and an
+agent's own text is in it: Claude Code's `<system-reminder>` opens its user turn, and its
+in-conversation system turn (the list of its agents and skills) reaches a chat backend as a
+user message after the ask (`router.translate.anthropic_request`). So the simulator called
+`NotebookEdit` with `new_source` "Available agent types for the Agent" (direct), and `Agent`
+with the prompt "<system-reminder> As you answer the user's" (through claude-code-router),
+each subagent again (a live review of demo mode). The classifier already tells which user
+message is the latest ask and what of it the user wrote (`classifier.asks.user_messages`,
+`classifier.ask_text.read_ask`: past harness blocks, agents' own turns, hooks, frameworks'
+frames), and the router reads a conversation's asks by it too (`router.conversation`); the
+simulator reads it the same way rather than a second way.
+
+What the ask picks and fills (the tool called, its arguments, the keyword rules) reads this
+text; what shapes the answer's form (a DSPy frame's fields, a schema asked for in the
+message, `prompted`) still reads the message as sent (`Prompt.user`). For a plain message
+both are its text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from classifier import frameworks
+from classifier.ask_text import read_ask
+from classifier.asks import user_messages
+from classifier.message import read_system
+from router.translate.view import claude_codes_turn
+
+
+def latest_ask(
+    messages: Sequence[Any], body: Mapping[str, Any], system: object = None
+) -> str | None:
+    """The latest ask of `messages` as the classifier reads it (a head and a tail of a long
+    one, as the keyword rules read `Prompt.user`: `answer.ends`), None where none asks (the
+    caller keeps the last user message's text, as before). `system`: a system prompt sent
+    beside the messages (Messages' `system`, Responses' `instructions`), read as the chat
+    system message the router's view makes of it; Claude Code's own system turns, user
+    messages on a chat backend, are passed over as the router's view leaves them out
+    (`router.translate.view.claude_codes_turn`); `body` tells the frameworks that frame
+    their asks by their request (`classifier.frameworks.framed`)."""
+    chat = [message for message in messages if not claude_codes_turn(message)]
+    if system:
+        chat.insert(0, {"role": "system", "content": system})
+    read = read_system(chat)
+    asks = user_messages(chat, read, frameworks.framed(body, read))
+    if asks.latest is None:
+        return None
+    return read_ask(asks.latest, chat, read, asks.aiders)[0]
