@@ -36,7 +36,7 @@ from typing import Any
 from classifier import swarms
 from router.simulator import dataprompt
 from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
-from router.simulator.delegation import delegates
+from router.simulator.delegation import delegates, first_index
 from router.simulator.instances import JSON_OBJECT, Chooser, Named, arguments_for, structured
 from router.simulator.offered_agents import listing
 from router.simulator.prompted import asked_json, framed
@@ -386,7 +386,7 @@ def _asked_tool(prompt: Prompt) -> ToolSpec | None:
     run's history flattened into the ask), its newest entry (`classifier.swarms.latest_entry`):
     read whole, its head (swarms' system prompt, naming `create_plan` first) named the tool,
     and the final summary's `complete_task` was never called (a live review of demo mode)."""
-    ask = swarms.latest_entry(prompt.ask) or prompt.ask
+    ask = swarms.latest_entry(prompt.user) or prompt.ask
     index = asked_index([tool.name for tool in prompt.tools], ends(ask))
     return None if index is None else prompt.tools[index]
 
@@ -401,22 +401,16 @@ def _next_tool(prompt: Prompt) -> ToolSpec:
     never let one finish (pydantic-ai stopped at its request limit, found in review)."""
     names = [tool.name for tool in prompt.tools]
     if not prompt.tool_required or prompt.last_called not in names:
-        return _asked_tool(prompt) or _first_tool(prompt)
+        default = prompt.tools[first_index([tool.schema for tool in prompt.tools])]
+        return _asked_tool(prompt) or default
     return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
-
-
-def _first_tool(prompt: Prompt) -> ToolSpec:
-    """The first offered tool that starts no subagent (`delegation.delegates`), else the
-    first: the default call, where the ask names none."""
-    return next((t for t in prompt.tools if not delegates(t.schema)), prompt.tools[0])
 
 
 def _unasked_subagent(prompt: Prompt) -> bool:
     """Whether the first offered tool starts a subagent and the ask names no tool: the
     answer is then text, unless a call is forced (`delegation`: Claude Code offers `Agent`
     first, and the simulator's default call of it nested subagents four deep)."""
-    first = prompt.tools[0]
-    return delegates(first.schema) and _asked_tool(prompt) is None
+    return delegates(prompt.tools[0].schema) and _asked_tool(prompt) is None
 
 
 def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
