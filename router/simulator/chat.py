@@ -74,7 +74,7 @@ def _prompt(
         last_called=last_called(messages),
         system=system_text(messages),
         shown_id=shown_id(called_ids(messages), user),
-        asked=latest_ask(messages, body),
+        asked=latest_ask(messages, body, user),
     )
 
 

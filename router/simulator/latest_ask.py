@@ -26,21 +26,23 @@ from typing import Any
 from classifier import frameworks
 from classifier.ask_text import read_ask
 from classifier.asks import user_messages
+from classifier.clip import clip
 from classifier.message import read_system
 from router.translate.view import claude_codes_turn
 
 
 def latest_ask(
-    messages: Sequence[Any], body: Mapping[str, Any], system: object = None
+    messages: Sequence[Any], body: Mapping[str, Any], user: str, system: object = None
 ) -> str | None:
     """The latest ask of `messages` as the classifier reads it (a head and a tail of a long
-    one, as the keyword rules read `Prompt.user`: `answer.ends`), None where none asks (the
-    caller keeps the last user message's text, as before). `system`: a system prompt sent
-    beside the messages (Messages' `system`, Responses' `instructions`), read as the chat
-    system message the router's view makes of it; Claude Code's own system turns, user
-    messages on a chat backend, are passed over as the router's view leaves them out
-    (`router.translate.view.claude_codes_turn`); `body` tells the frameworks that frame
-    their asks by their request (`classifier.frameworks.framed`)."""
+    one, as the keyword rules read `Prompt.user`: `answer.ends`); None where none asks, or
+    where that reading is the last user message's text as sent (`user`), clipped or whole:
+    that text is then the ask, whole, as before (a custom tool's input quotes all of a long
+    one). `system`: a system prompt sent beside the messages (Messages' `system`, Responses'
+    `instructions`), read as the chat system message the router's view makes of it; Claude
+    Code's own system turns, user messages on a chat backend, are passed over as the
+    router's view leaves them out (`router.translate.view.claude_codes_turn`); `body` tells
+    the frameworks that frame their asks by their request (`classifier.frameworks.framed`)."""
     chat = [message for message in messages if not claude_codes_turn(message)]
     if system:
         chat.insert(0, {"role": "system", "content": system})
@@ -48,4 +50,5 @@ def latest_ask(
     asks = user_messages(chat, read, frameworks.framed(body, read))
     if asks.latest is None:
         return None
-    return read_ask(asks.latest, chat, read, asks.aiders)[0]
+    text = read_ask(asks.latest, chat, read, asks.aiders)[0]
+    return None if text == clip(user) else text

@@ -134,8 +134,9 @@ class MessagesApi:
         forced = choice.get("name") if isinstance(choice, dict) else None
         if profile == "vllm" and kind == "tool" and specs:
             _check_named(forced, specs)
+        user = last_user_text(messages)
         prompt = Prompt(
-            last_user_text(messages),
+            user,
             specs,
             forced,
             tools_disabled=kind == "none",
@@ -143,7 +144,7 @@ class MessagesApi:
             tool_required=kind == "any",
             last_called=turns.last_called(messages),
             system=turns.system_text(messages, body.get("system")),
-            asked=latest_ask(messages, body, body.get("system")),
+            asked=latest_ask(messages, body, user, body.get("system")),
         )
         return Ask(
             model=model,

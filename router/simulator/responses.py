@@ -105,7 +105,7 @@ class ResponsesApi:
             output_exclusive=constraint.exclusive,
             last_called=last_called(messages),
             system=system_text(messages, instructions),
-            asked=latest_ask(items if isinstance(items, list) else [], body, instructions),
+            asked=latest_ask(items if isinstance(items, list) else [], body, user, instructions),
         )
         return Ask(
             model=model,
