@@ -26,9 +26,9 @@ from typing import Any
 from classifier import frameworks
 from classifier.ask_text import read_ask
 from classifier.asks import user_messages
+from classifier.claude_code_turns import own_turn
 from classifier.clip import clip
-from classifier.message import read_system
-from router.translate.view import claude_codes_turn
+from classifier.message import read_system, scanned_texts
 
 
 def latest_ask(
@@ -41,9 +41,9 @@ def latest_ask(
     one). `system`: a system prompt sent beside the messages (Messages' `system`, Responses'
     `instructions`), read as the chat system message the router's view makes of it; Claude
     Code's own system turns, user messages on a chat backend, are passed over as the
-    router's view leaves them out (`router.translate.view.claude_codes_turn`); `body` tells
+    router's view leaves them out (`classifier.claude_code_turns`); `body` tells
     the frameworks that frame their asks by their request (`classifier.frameworks.framed`)."""
-    chat = [message for message in messages if not claude_codes_turn(message)]
+    chat = [message for message in messages if not _claude_codes_turn(message)]
     if system:
         chat.insert(0, {"role": "system", "content": system})
     read = read_system(chat)
@@ -52,3 +52,13 @@ def latest_ask(
         return None
     text = read_ask(asks.latest, chat, read, asks.aiders)[0]
     return None if text == clip(user) else text
+
+
+def _claude_codes_turn(message: object) -> bool:
+    """Whether `message` is a user message that holds one of Claude Code's own system turns
+    (`classifier.claude_code_turns`): the translation's of one, as a chat backend gets it."""
+    if not isinstance(message, dict) or message.get("role") != "user":
+        return False
+    content = message.get("content")
+    texts = [content] if isinstance(content, str) else [t for t in scanned_texts(content) if t]
+    return own_turn(texts)

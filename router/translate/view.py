@@ -25,15 +25,14 @@ review).
 
 from __future__ import annotations
 
-import re
 from itertools import islice
 from typing import Any
 
 from classifier.aider import is_aiders
 from classifier.asks import SCAN_ROLES
+from classifier.claude_code_turns import own_turn, typed
 from classifier.harness import has_words, turn_asks
 from classifier.message import SCAN_MESSAGES
-from classifier.queued import queued_after
 from classifier.toolset import SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.scoring import scores_prompt
@@ -44,24 +43,6 @@ _TAIL = 62
 _PARTS = 8  # blocks kept from each end of a list: the classifier reads 8 + 8 parts
 _NESTED = ("content", "output")  # where a turn or a tool result keeps its blocks
 _TEXT_TYPES = ("text", "input_text")  # a user's words, in Messages and in Responses
-# How Claude Code's own system turns start (`mid-conversation-system` beta; recorded of
-# 2.1.197: tests/fixtures/claude-code-2.1.197): the list of its agents (the list of its
-# skills after it), the list of its skills alone, and its note that the date changed; of
-# 2.1.332 (tests/fixtures/claude-code-2.1.332), its environment (working directory, model,
-# date) on every request, the changes to it, and the list of its deferred tools before it
-CLAUDE_CODE_SYSTEM_TURNS = (
-    "Available agent types for the Agent tool:",
-    "The following skills are available for use with the Skill tool:",
-    "The date has changed. Today's date is now ",
-    "# Environment\nYou have been invoked in the following environment: ",
-    "# Environment update\n",
-    "The following deferred tools are now available via ",
-)
-_CLAUDE_CODE_TURN = re.compile(
-    r"\s{0,64}(?:<system-reminder>\s{0,64})?(?:"
-    + "|".join(map(re.escape, CLAUDE_CODE_SYSTEM_TURNS))
-    + ")"
-)
 
 
 def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
@@ -178,14 +159,14 @@ def _typed(content: object) -> bool:
     place. Its other system turns (a note that the date changed, its agents' list) are no
     asks, and the view leaves them out (`_claude_codes_system_turn`); another client's
     system turn is no ask here either, as before, but the view keeps it."""
-    texts = [content] if isinstance(content, str) else _block_texts(content)
-    return any((q := queued_after(t, 0, len(t))) is not None and q.words for t in texts)
+    return typed([content] if isinstance(content, str) else _block_texts(content))
 
 
 def _claude_codes_system_turn(turn: object) -> bool:
     """Whether a Messages turn is a system turn of Claude Code's own: each of its texts starts
-    with one of `CLAUDE_CODE_SYSTEM_TURNS` (past white space and a `<system-reminder>`
-    opening), and it holds no message the user typed (`_typed`). The translation makes a
+    with one of Claude Code's own openings (`classifier.claude_code_turns.own_turn`: past
+    white space and a `<system-reminder>` opening), and it holds no message the user typed
+    (`_typed`). The translation makes a
     system turn a user message, as the backend gets it (a chat template may refuse a system
     message after the first, and litellm moves every system message to Anthropic's
     `system`), and the classifier read it as the latest ask: Claude Code (2.1.197, its
@@ -201,19 +182,7 @@ def _claude_codes_system_turn(turn: object) -> bool:
     if not isinstance(turn, dict) or turn.get("role") != "system":
         return False
     content = turn.get("content")
-    texts = [content] if isinstance(content, str) else _block_texts(content)
-    own = bool(texts) and all(_CLAUDE_CODE_TURN.match(text) for text in texts)
-    return own and not _typed(content)
-
-
-def claude_codes_turn(message: object) -> bool:
-    """Whether `message` is one of Claude Code's own system turns (`_claude_codes_system_turn`),
-    as the Messages body holds it or as the user message a chat backend gets of it (the
-    translation's, `router.translate.anthropic_request`): what the demo's simulator passes
-    over to the ask before it (`router.simulator.latest_ask`), as the view leaves it out."""
-    if isinstance(message, dict) and message.get("role") == "user":
-        message = {**message, "role": "system"}
-    return _claude_codes_system_turn(message)
+    return own_turn([content] if isinstance(content, str) else _block_texts(content))
 
 
 def _unread_cut(turn: object) -> object:
