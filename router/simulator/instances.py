@@ -4,7 +4,8 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 `parameters` and a `response_format`'s schema are the same JSON Schema, and pydantic (what
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
-The value is the first thing the schema allows, named after its field where that hints
+The value is the schema's `default` where it gives one it allows (pydantic's `= None`), else
+the first thing the schema allows, named after its field where that hints
 (`city` → Paris), a free string that names an agent the agent a `Named` gives (one the
 prompt lists: fast-agent's router and orchestrator, `offered_agents`), else the prompt's
 first words; of an `anyOf` or `oneOf` whose branches are named (each a `const` of one field:
@@ -14,6 +15,7 @@ written with its name.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 from collections.abc import Callable, Sequence
@@ -123,12 +125,14 @@ class _Walk:
         }
 
     def value(self, name: str, schema: dict[str, Any], depth: int) -> Any:
-        """The first of an `enum`, the first non-null branch of an `anyOf`, `$ref`s followed;
-        else a value of the schema's type."""
+        """The schema's `default` (`defaults`), the first of an `enum`, the first non-null
+        branch of an `anyOf`, `$ref`s followed; else a value of the schema's type."""
         self.left -= 1
         if self.left < 0 or depth > _LAST:
             return None
         schema = self.resolved(schema)
+        if "default" in schema and self.defaults(name, schema):
+            return copy.deepcopy(schema["default"])
         if "const" in schema:
             return schema["const"]
         enum = schema.get("enum")
@@ -150,6 +154,37 @@ class _Walk:
             return self.arguments(schema, depth)
         given = self.shown_id if self.shown_id is not None and is_id(name) else None
         return _string(name, schema, self.user, given or self.agent_for(name, schema))
+
+    def defaults(self, name: str, schema: dict[str, Any]) -> bool:
+        """Whether the field takes its schema's `default`, as a model does that the prompt
+        tells nothing of the field: where the default is one the schema `allows` and the
+        field is not an id field given a shown id or an agent field given an agent. pydantic
+        writes `Optional[X] = None` so (`"default": null` beside `anyOf [X, null]`); built
+        as the first non-null branch instead, code-puppy's auto-continue check (`approval`:
+        "yes, go." or null) approved every reply and the demo went on by itself (review)."""
+        if is_id(name) and self.shown_id is not None:
+            return False
+        return self.allows(schema["default"], schema, _HOPS) and not self.agent_for(name, schema)
+
+    def allows(self, value: Any, schema: dict[str, Any], hops: int) -> bool:
+        """Whether `value` meets `schema`'s `const`, `enum`, `type` and one of its `anyOf`
+        or `oneOf` branches (`$ref`s followed), as far as a default needs checking: an
+        object's fields, an array's items and bounds are not read."""
+        if hops < 0:
+            return False
+        if "const" in schema and schema["const"] != value:
+            return False
+        enum = schema.get("enum")
+        if isinstance(enum, list) and value not in enum:
+            return False
+        if not _typed(value, schema):
+            return False
+        for key in ("anyOf", "oneOf"):
+            options = schema.get(key)
+            if isinstance(options, list) and options:
+                branches = (self.resolved(_object(option), hops - 1) for option in options)
+                return any(self.allows(value, branch, hops - 1) for branch in branches)
+        return True
 
     def agent_for(self, name: str, schema: dict[str, Any]) -> str:
         """The agent a field that names one (`offered_agents.names_agent`) is filled with,
@@ -292,6 +327,29 @@ def _kind(schema: dict[str, Any]) -> Any:
     if kind is None:
         return "object" if "properties" in schema else "array" if "items" in schema else "string"
     return kind
+
+
+_TYPES: dict[str, tuple[type, ...]] = {
+    "null": (type(None),),
+    "boolean": (bool,),
+    "string": (str,),
+    "integer": (int,),
+    "number": (int, float),
+    "array": (list,),
+    "object": (dict,),
+}
+
+
+def _typed(value: Any, schema: dict[str, Any]) -> bool:
+    """Whether `value` is of the schema's `type` (one of a list); any value where it names
+    none. A boolean is no number, as in JSON."""
+    kind = schema.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if isinstance(kind, str) else []
+    if not kinds:
+        return True
+    if isinstance(value, bool):
+        return "boolean" in kinds
+    return any(isinstance(value, _TYPES.get(k, ())) for k in kinds if isinstance(k, str))
 
 
 def _number(schema: dict[str, Any], integer: bool) -> int | float:
