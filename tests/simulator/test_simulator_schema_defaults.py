@@ -43,7 +43,10 @@ APPROVAL: dict[str, Any] = {
     "properties": {
         "approval": {
             "default": None,
-            "anyOf": [{"enum": ["yes, go.", "continue", "okay"], "type": "string"}, {"type": "null"}],
+            "anyOf": [
+                {"enum": ["yes, go.", "continue", "okay"], "type": "string"},
+                {"type": "null"},
+            ],
         }
     },
     "type": "object",
@@ -124,7 +127,9 @@ def test_a_shown_id_wins_over_a_null_default() -> None:
     notwithstanding: the prompt says what the field holds."""
     schema = {
         "type": "object",
-        "properties": {"task_id": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}},
+        "properties": {
+            "task_id": {"anyOf": [{"type": "string"}, {"type": "null"}], "default": None}
+        },
     }
     assert arguments_for(schema, "go", shown_id="step-2") == {"task_id": "step-2"}
     assert arguments_for(schema, "go") == {"task_id": None}
