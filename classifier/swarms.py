@@ -16,7 +16,7 @@ another's: one run was two conversations, and the run's pin did not hold for its
 (found in a live review). `run_task` reads the task back out of the transcript, for the key
 only (`router.conversation.conversation_key`); the classifier reads the summary request as
 sent. The demo's simulator reads a transcript's newest entry (`latest_entry`) for the tool
-it names, as a model follows the last instruction (`router.simulator.answer`).
+it names, as a model follows the last instruction (`router.simulator.tool_calls`).
 
 Only a transcript that is the request's only and last user message, one text, opening with
 the system prompt's entry and ending with `SUMMARY` as the last entry: a history that
@@ -89,7 +89,7 @@ def latest_entry(text: str) -> str | None:
     """The content of the newest entry of swarms' transcript `text` (one opening with the
     system prompt's entry, `OPENING`), None for any other text or a transcript of one entry.
     What a model answering the transcript does: the final summary's is `SUMMARY`, which
-    names `complete_task` (`router.simulator.answer`)."""
+    names `complete_task` (`router.simulator.tool_calls`)."""
     if OPENING.match(text) is None:
         return None
     at = text.rfind("\n\n[")

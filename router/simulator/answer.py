@@ -2,15 +2,16 @@
 
 Coding prompts get a fenced Python block (calling the functions a prompt shows as provided,
 `dataprompt`), a prompt asking for a SQL query a ```sql block over the first table its
-schema shows, arithmetic gets `\\boxed{}`, offered tools get a
-call to the tool `tool_choice` names, else the one the ask names (`asked_tool`), else the
-first, with arguments built from its JSON schema, a tool
+schema shows, arithmetic gets `\\boxed{}` (`arithmetic`), offered tools get a call
+(`tool_calls`: the tool `tool_choice` names, else the one the ask names, else the first,
+with arguments built from its JSON schema), a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
-one called last, `tool_call`), anything else plain prose. A request for structured output
+one called last, `tool_calls.tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
 text, a JSON document built from its schema the way tool arguments are (of named `anyOf` or
-`oneOf` branches, BeeAI's tools, the one a fixed rule picks from the conversation: `_chooser`;
-of a field naming an agent, one the prompt lists: `_agent`),
+`oneOf` branches, BeeAI's tools, the one a fixed rule picks from the conversation:
+`tool_calls.chooser`; of a field naming an agent, one the prompt lists:
+`tool_calls.named_agent`),
 or the first of the strings it allows; on vLLM also where it would call an offered tool
 unforced, as vLLM's constraint holds the whole output. A prompt that holds a JSON schema
 and asks for JSON (instructor's JSON modes), or shows an example object and asks for JSON
@@ -23,23 +24,18 @@ prompt and seed, same answer.
 
 from __future__ import annotations
 
-import ast
 import hashlib
 import json
-import operator
 import random
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from classifier import swarms
 from router.simulator import dataprompt
-from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
-from router.simulator.delegation import delegates, first_index
-from router.simulator.instances import JSON_OBJECT, Chooser, Named, arguments_for, structured
-from router.simulator.offered_agents import listing
+from router.simulator.arithmetic import math_answer
+from router.simulator.instances import JSON_OBJECT, structured
+from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
+from router.simulator.tool_calls import chooser, named_agent, tool_call, unasked_subagent
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -51,11 +47,6 @@ _MATH = re.compile(
     r"|\d+\s*[-+*/^×]\s*\d+",
     re.I,
 )
-# how much of a long text the keyword rules read, a head and a tail in characters, as the
-# classifier reads a request (`classifier.clip`'s HEAD_BYTES, TAIL_BYTES): searched whole, an
-# 8 MB prompt took 10-16 s in `_CODE` and `_MATH` (found in review)
-_HEAD, _TAIL = 1500, 500
-_EXPR = re.compile(r"[\d.(][\d.\s+\-*/^×()]*[\d)]")
 _FUNC_NAME = re.compile(r"(?:function|def|method)\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?")
 # a function the prompt asks written, where it shows others as provided: a definition or
 # a name given as one ("a function called `f`"), not any word after "method"
@@ -66,75 +57,6 @@ _TEXT = (
     "stays visible in the ledger with its tokens latency and cost"
 )
 _WORDS = _TEXT.split()
-
-
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
-    """A tool offered to the model, in any API's shape: its name and JSON-schema parameters."""
-
-    name: str
-    schema: dict[str, Any]
-
-
-@dataclass(frozen=True, slots=True)
-class ToolCall:
-    name: str
-    arguments: str  # JSON text, as the wire carries it
-
-
-@dataclass(frozen=True, slots=True)
-class Reply:
-    text: str = ""
-    tool_calls: tuple[ToolCall, ...] = ()
-
-    @property
-    def has_code(self) -> bool:
-        return "```" in self.text
-
-
-@dataclass(frozen=True, slots=True)
-class Prompt:
-    """What the model reads: the last user text, offered tools, and whether a tool just ran.
-
-    `tool_required` is a request that demands some call without naming one (chat's and
-    Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one.
-    `continues` is the last assistant message's text when vLLM is asked to continue it
-    (`continue_final_message`): the answer goes on from it (`continuation`). `last_called`
-    is the tool the conversation shows called last (`turns.last_called`), `system` the
-    system's text (`turns.system_text`), `shown_id` what a call's id field gives back
-    (`called_ids.shown_id`)."""
-
-    user: str
-    tools: tuple[ToolSpec, ...] = ()
-    forced_tool: str | None = None
-    tools_disabled: bool = False
-    after_tool_result: bool = False
-    tool_required: bool = False
-    continues: str = ""  # a prefill the server was asked to go on from (vLLM's chat)
-    # the JSON schema a structured-output request constrains the text to, or the strings
-    # one of which it must be (vLLM's `structured_outputs.choice`): `structured.Constraint`
-    output_schema: dict[str, Any] | None = None
-    output_choice: tuple[str, ...] = ()
-    output_exclusive: bool = False  # and no tool call beside it (vLLM's guided decoding)
-    last_called: str | None = None
-    system: str = ""
-    shown_id: str | None = None  # an id an earlier call gave that the ask shows (`called_ids`)
-    asked: str | None = None  # the latest ask as the classifier reads it (`latest_ask`)
-
-    @property
-    def ask(self) -> str:
-        """What the user asked: the latest ask as the classifier reads it (`latest_ask`),
-        else the last user message's text. What picks the tool called and fills its
-        arguments and the keyword rules' reading; `user` keeps the message as sent, for what
-        shapes the answer (a framework's frame, a schema shown in it)."""
-        return self.user if self.asked is None else self.asked
-
-    @property
-    def forces_call(self) -> bool:
-        """Whether the server must answer with a tool call: vLLM and OpenAI constrain the
-        output to one, so nothing (not even a test's scripted text) may answer instead."""
-        forced = self.tool_required or self.forced_tool is not None
-        return forced and bool(self.tools) and not self.tools_disabled
 
 
 def rng_for(seed: int, text: str, salt: int = 0) -> random.Random:
@@ -151,7 +73,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
     calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
-    calls = calls and not _unasked_subagent(prompt)
+    calls = calls and not unasked_subagent(prompt)
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
     if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
@@ -160,7 +82,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
             return Reply(text=asked)
     if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
         schema = prompt.output_schema
-        return Reply(text=structured(schema, prompt.user, _chooser(prompt), _agent(prompt)))
+        return Reply(text=structured(schema, prompt.user, chooser(prompt), named_agent(prompt)))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if calls:
@@ -178,14 +100,6 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
     return Reply(text=prose(rng, 3))
 
 
-def ends(text: str) -> str:
-    """The head and the tail of a long text, the keyword rules' reading (`_HEAD`, `_TAIL`):
-    an ask is usually at its start or its end, and the search stays bounded."""
-    if len(text) <= _HEAD + _TAIL:
-        return text
-    return f"{text[:_HEAD]}\n…\n{text[-_TAIL:]}"
-
-
 def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
     """An instance of the JSON schema the prompt's text asks an answer of (`prompted`), or
     a value of the example's shape it shows, in a ```json fence where it asks for one and
@@ -197,7 +111,7 @@ def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
         return None
     if asked.schema is not None:
         ask = _outside(prompt.user, asked.span)  # the schema's text names every branch
-        text = structured(asked.schema, prompt.user, _chooser(prompt, ask), _agent(prompt))
+        text = structured(asked.schema, prompt.user, chooser(prompt, ask), named_agent(prompt))
     elif isinstance(asked.example, list):  # as many strings as shown
         text = json.dumps([shaped_like(item, rng) for item in asked.example])
     else:
@@ -275,144 +189,3 @@ def code_answer(read: str, prompt: Prompt) -> str:
         "    return sorted(set(items))\n"
         "```\n\nIt runs in O(n log n) time."
     )
-
-
-def math_answer(user: str) -> str:
-    value = _evaluate_first(user)
-    if value is None:
-        return "Working through the problem step by step gives the result $\\boxed{42}$."
-    expr, result = value
-    return f"Computing {expr.strip()} step by step gives {result}.\n\n" + boxed(result)
-
-
-def boxed(answer: str) -> str:
-    return f"The answer is $\\boxed{{{answer}}}$."
-
-
-_OPS: dict[type, Any] = {
-    ast.Add: operator.add,
-    ast.Sub: operator.sub,
-    ast.Mult: operator.mul,
-    ast.Div: operator.truediv,
-    ast.Pow: operator.pow,
-    ast.USub: operator.neg,
-}
-
-
-def _eval_node(node: ast.AST) -> float:
-    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
-        return node.value
-    if isinstance(node, ast.BinOp) and type(node.op) in _OPS:
-        left, right = _eval_node(node.left), _eval_node(node.right)
-        if isinstance(node.op, ast.Pow) and abs(right) > 64:
-            raise ValueError("exponent too large")
-        return float(_OPS[type(node.op)](left, right))
-    if isinstance(node, ast.UnaryOp) and type(node.op) in _OPS:
-        return float(_OPS[type(node.op)](_eval_node(node.operand)))
-    raise ValueError("not arithmetic")
-
-
-def _evaluate_first(text: str) -> tuple[str, str] | None:
-    for match in _EXPR.finditer(text):
-        expr = match.group(0)
-        if not re.search(r"[-+*/^×]", expr):
-            continue
-        try:
-            value = _eval_node(
-                ast.parse(expr.replace("^", "**").replace("×", "*"), mode="eval").body
-            )
-        except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
-            continue
-        return expr, (str(int(value)) if float(value).is_integer() else f"{value:.6g}")
-    return None
-
-
-def tool_call(prompt: Prompt) -> ToolCall:
-    """A call of the forced tool, else `_next_tool`'s. A tool the ask named (not one
-    `tool_choice` forced, nor the first by default) that takes one plain string gets the
-    ask's arithmetic expression where it holds one (`asked_tool.expression_arguments`):
-    Langflow's `evaluate_expression` got the prompt's first words."""
-    tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
-    if tool is not None:
-        return ToolCall(tool.name, json.dumps(_arguments(tool, prompt)))
-    tool = _next_tool(prompt)
-    found = _evaluate_first(ends(prompt.ask)) if tool is _asked_tool(prompt) else None
-    expression = expression_arguments(tool.schema, found[0].strip()) if found else None
-    return ToolCall(tool.name, json.dumps(expression or _arguments(tool, prompt)))
-
-
-def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
-    """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`)."""
-    return arguments_for(tool.schema, prompt.ask, prompt.shown_id)
-
-
-def _chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
-    """How a structured answer picks among named branches (BeeAI's tools and `final_answer`,
-    an `anyOf` or `oneOf` in its `ToolCall` schema): with a tool's result after the latest
-    ask, the one that sends the answer (`finishing_index`), so a run finishes after its
-    first tool's result, whatever else the ask wanted; else the one the ask names
-    (`asked_index`: BeeAI's nudge names `final_answer`); else the first, as before. `ask` is
-    the user's text less a schema it writes (`prompted_json`), else the user's text: read
-    whole, the schema named every branch, and the longest name (`final_answer`) won before
-    any tool ran (found in review)."""
-    said = ends(prompt.user if ask is None else ask)
-
-    def choose(names: Sequence[str]) -> int | None:
-        done = finishing_index(names) if prompt.after_tool_result else None
-        return asked_index(names, said) if done is None else done
-
-    return choose
-
-
-def _agent(prompt: Prompt) -> Named:
-    """Which agent a structured answer's field that names one gets, as a model reading the
-    prompt's list of agents would write one (`offered_agents`: fast-agent's router and
-    orchestrator): the one the ask before the list names (`asked_index`), else the first
-    listed; None where the prompt lists none, and the field is filled as before."""
-
-    def named() -> str | None:
-        offered = listing(prompt.user, prompt.system)
-        if offered is None:
-            return None
-        index = asked_index(offered.names, ends(offered.ask))
-        return offered.names[0 if index is None else index]
-
-    return named
-
-
-def _asked_tool(prompt: Prompt) -> ToolSpec | None:
-    """The offered tool the latest user ask names (`asked_tool.asked_index`), read within
-    its head and tail as the keyword rules read it (`ends`). Of a swarms transcript (its
-    run's history flattened into the ask), its newest entry (`classifier.swarms.latest_entry`):
-    read whole, its head (swarms' system prompt, naming `create_plan` first) named the tool,
-    and the final summary's `complete_task` was never called (a live review of demo mode)."""
-    ask = swarms.latest_entry(prompt.user) or prompt.ask
-    index = asked_index([tool.name for tool in prompt.tools], ends(ask))
-    return None if index is None else prompt.tools[index]
-
-
-def _next_tool(prompt: Prompt) -> ToolSpec:
-    """The tool a call goes to when `tool_choice` names none: the one the ask names ("use
-    evaluate_expression", "get weather" for `get_weather`), else the first; under a forced
-    choice (`"required"`, Anthropic's `any`), once the conversation holds a call of one
-    offered, the tool after it in the list (the last stays the last). An agent offers its function
-    tools and then its output tool (pydantic-ai's `final_result`, smolagents'
-    `final_answer`) and forces a call: calling the first tool every time, the simulator
-    never let one finish (pydantic-ai stopped at its request limit, found in review)."""
-    names = [tool.name for tool in prompt.tools]
-    if not prompt.tool_required or prompt.last_called not in names:
-        default = prompt.tools[first_index([tool.schema for tool in prompt.tools])]
-        return _asked_tool(prompt) or default
-    return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
-
-
-def _unasked_subagent(prompt: Prompt) -> bool:
-    """Whether the first offered tool starts a subagent and the ask names no tool: the
-    answer is then text, unless a call is forced (`delegation`: Claude Code offers `Agent`
-    first, and the simulator's default call of it nested subagents four deep)."""
-    return delegates(prompt.tools[0].schema) and _asked_tool(prompt) is None
-
-
-def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
-    """Parallel calls: one to each offered tool."""
-    return tuple(ToolCall(t.name, json.dumps(_arguments(t, prompt))) for t in prompt.tools)

@@ -19,7 +19,7 @@ from functools import partial
 import orjson
 
 from router.simulator import endpoints, playback
-from router.simulator.answer import Prompt, Reply, compose, rng_for
+from router.simulator.answer import compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
 from router.simulator.capacity import Capacity, QueueFull
 from router.simulator.chat import ChatApi
@@ -50,6 +50,7 @@ from router.simulator.generation import (
 from router.simulator.hold import Gate
 from router.simulator.httpserver import ClientGone, HttpServer, Request, Response
 from router.simulator.messages import MessagesApi
+from router.simulator.prompt import Prompt, Reply
 from router.simulator.responses import ResponsesApi, Stored
 from router.simulator.settings import REPEATABLE_CREATED, SimSettings
 from router.simulator.stats import Stats

@@ -16,7 +16,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from router.simulator.answer import Prompt, Reply, ToolCall, boxed, tool_call
+from router.simulator.arithmetic import boxed
+from router.simulator.prompt import Prompt, Reply, ToolCall
+from router.simulator.tool_calls import tool_call
 
 log = logging.getLogger(__name__)
 _BOXED = re.compile(r"\\boxed\{\s*\\?\$?\s*([^{}]*?)\s*\}")

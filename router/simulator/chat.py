@@ -13,7 +13,6 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt
 from router.simulator.called_ids import called_ids, shown_id
 from router.simulator.chat_deltas import call_id, deltas
 from router.simulator.chat_logprobs import asked, listed, whole
@@ -22,6 +21,7 @@ from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation
 from router.simulator.latest_ask import latest_ask
 from router.simulator.openai_refusals import refuse_chat
+from router.simulator.prompt import Prompt
 from router.simulator.structured import FREE, Constraint, format_constraint
 from router.simulator.turns import last_called, system_text
 from router.simulator.unknown_arguments import refuse_unknown_chat

@@ -16,7 +16,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from router.simulator import tokens
-from router.simulator.answer import ToolCall
 from router.simulator.generation import (
     Choice,
     Generation,
@@ -24,6 +23,7 @@ from router.simulator.generation import (
     hermes_pieces,
     written_calls,
 )
+from router.simulator.prompt import ToolCall
 from router.simulator.wire import Meta
 
 # A delta; the tokens before it that showed nothing; its own tokens

@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from router.simulator import logprobs
-from router.simulator.answer import Prompt
 from router.simulator.chat import VLLM_FINGERPRINT, usage
 from router.simulator.checks import check_stream_options, stop_strings
 from router.simulator.completion_logprobs import asked_counts, echoes
 from router.simulator.completion_prompts import Text, check_prompt, prompts
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation
+from router.simulator.prompt import Prompt
 from router.simulator.structured import FREE, Constraint, check_count, format_constraint
 from router.simulator.wire import (
     DONE,

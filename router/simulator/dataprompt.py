@@ -12,7 +12,7 @@ which requires the code to call it, retried until it gave up (found in review). 
 prompt that asks for a SQL query gets one over the first table it shows (`sql_answer`), and
 code for a prompt that shows functions as provided calls them (`call_answer`).
 
-Everything is read in bounded windows: the ask at a text's ends (`answer.ends`), tables,
+Everything is read in bounded windows: the ask at a text's ends (`prompt.ends`), tables,
 functions and variables in `_HEAD` and `_TAIL` characters, so a long prompt stays fast.
 """
 
@@ -127,7 +127,7 @@ class Function:
 
 def asks_sql(user: str, system: str) -> bool:
     """Whether the user's text or the system's asks for a SQL query, and the user's does not
-    ask for Python (pandas-ai wants Python that runs SQL). Both are `answer.ends` reads."""
+    ask for Python (pandas-ai wants Python that runs SQL). Both are `prompt.ends` reads."""
     asked = any(
         _has(text, "quer", "statement") and _SQL_NOUN.search(text) and _ASK_SQL.search(text)
         for text in (user, system)

@@ -13,8 +13,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt, Reply, ToolCall, every_tool_call, filler
+from router.simulator.answer import filler
 from router.simulator.errors import ApiError
+from router.simulator.prompt import Prompt, Reply, ToolCall
+from router.simulator.tool_calls import every_tool_call
 
 Finish = Literal["stop", "length", "tool_calls", "abort"]
 

@@ -35,7 +35,7 @@ def latest_ask(
     messages: Sequence[Any], body: Mapping[str, Any], user: str, system: object = None
 ) -> str | None:
     """The latest ask of `messages` as the classifier reads it (a head and a tail of a long
-    one, as the keyword rules read `Prompt.user`: `answer.ends`); None where none asks, or
+    one, as the keyword rules read `Prompt.user`: `prompt.ends`); None where none asks, or
     where that reading is the last user message's text as sent (`user`), clipped or whole:
     that text is then the ask, whole, as before (a custom tool's input quotes all of a long
     one). `system`: a system prompt sent beside the messages (Messages' `system`, Responses'

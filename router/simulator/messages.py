@@ -17,10 +17,10 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens, turns
-from router.simulator.answer import Prompt, ToolSpec
 from router.simulator.errors import Flavor, validation_error
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.latest_ask import latest_ask
+from router.simulator.prompt import Prompt, ToolSpec
 from router.simulator.wire import (
     Frame,
     Meta,

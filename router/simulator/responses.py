@@ -15,11 +15,11 @@ from typing import Any
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import Prompt
 from router.simulator.errors import ApiError, Flavor
 from router.simulator.generation import Ask, Choice, Generation, argument_pieces
 from router.simulator.latest_ask import latest_ask
 from router.simulator.openai_refusals import refuse
+from router.simulator.prompt import Prompt
 from router.simulator.structured import text_constraint
 from router.simulator.turns import last_called, system_text
 from router.simulator.unknown_arguments import refuse_unknown_responses

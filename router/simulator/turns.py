@@ -25,7 +25,7 @@ def last_called(turns: list[Any]) -> str | None:
     A model under a forced tool choice reads its own calls and their results and goes on
     to the next step; the simulator called the first tool again and again, and an agent
     whose answer is an output tool (pydantic-ai's `final_result`, smolagents'
-    `final_answer`) never got it (`answer.tool_call`)."""
+    `final_answer`) never got it (`tool_calls.tool_call`)."""
     for turn in reversed(turns):
         if not isinstance(turn, dict):
             continue

@@ -10,7 +10,6 @@ from typing import Any, Literal, Protocol, TypeVar
 import orjson
 
 from router.simulator import tokens
-from router.simulator.answer import ToolSpec
 from router.simulator.errors import (
     ApiError,
     Flavor,
@@ -19,6 +18,7 @@ from router.simulator.errors import (
     validation_item,
 )
 from router.simulator.generation import Ask, Generation
+from router.simulator.prompt import ToolSpec
 
 CallNumbering = Literal["openai", "index_0", "none"]
 """How a chat stream numbers parallel tool calls: OpenAI's and vLLM's `index` 0, 1, …;

@@ -27,7 +27,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path.cwd()))
 
 from router.simulator import dataprompt
-from router.simulator.answer import Prompt, compose
+from router.simulator.answer import compose
+from router.simulator.prompt import Prompt
 
 SIZES = (2_000, 200_000, 8_000_000)
 RUNS = ("1\n", "\n\n", "1. ", ". a ", ":\n", "a\n", "\n- 1. ", "!\n")

@@ -14,8 +14,10 @@ import openai
 import pytest
 
 from router.simulator import SimThread, faults, tokens
-from router.simulator.answer import Prompt, ToolSpec, arguments_for, compose, rng_for
+from router.simulator.answer import compose, rng_for
 from router.simulator.canary import Case, shipped_cases
+from router.simulator.instances import arguments_for
+from router.simulator.prompt import Prompt, ToolSpec
 
 MODEL = "tiny"
 HTTP = httpx.Client(trust_env=False)
