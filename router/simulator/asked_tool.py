@@ -25,6 +25,11 @@ _SEPARATOR = re.compile(r"__|-")
 _PREFIXES = 3
 # the tags of what an agent writes into the user's message for the model, not the user's ask
 _INJECTED_TAGS = ("system-reminder", "system")
+# an ask opening with a verb and a file's path, "Read calc.py and ...", "Edit `src/app.ts`":
+# the verb, then (after "the", "file") a path of at least two characters before its extension
+_FILE_ASK = re.compile(
+    r"\s*([A-Za-z]+)\s+(?:the\s+)?(?:file\s+)?[`'\"]?(?:[\w.-]*/)*[\w-]{2,}\.[A-Za-z]\w{0,7}\b"
+)
 # the words of a tool's name that say it hands the answer over (`finishing_index`)
 _FINISHING = frozenset({"final", "answer", "respond", "response", "reply", "finish"})
 
@@ -64,6 +69,23 @@ def asked_index(names: Sequence[str], ask: str) -> int | None:
                 named.append((-len(parts), prefixed > 0, place, index))
                 break  # the longer reading first: a shorter one of the same name ranks lower
     return min(named)[3] if named else None
+
+
+def file_verb_index(names: Sequence[str], ask: str) -> int | None:
+    """Which of the tools `names` an ask that opens with a verb and a file's path asks for,
+    where it names none (`asked_index`): the one "verb file" names, of the verb first
+    ("Read calc.py and tell me what it does" asks for `read_file`), else None.
+
+    code-puppy offers `list_agents` first and `read_file` later: the simulator called
+    `list_agents` for every such ask, and a user trying the agent in demo mode never saw a
+    file read (a live review). A model does what the ask's leading verb says to the file it
+    names. Only with a path after the verb: "Write a haiku" asks for no `write_file`."""
+    found = _FILE_ASK.match(without_injected(ask))
+    if found is None:
+        return None
+    verb = found.group(1).lower()
+    index = asked_index(names, f"{verb} file")
+    return index if index is not None and verb in words(names[index]) else None
 
 
 def _unprefixed(name: str) -> list[str]:

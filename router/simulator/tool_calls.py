@@ -17,7 +17,12 @@ from typing import Any
 
 from classifier import swarms
 from router.simulator.arithmetic import evaluate_first
-from router.simulator.asked_tool import asked_index, expression_arguments, finishing_index
+from router.simulator.asked_tool import (
+    asked_index,
+    expression_arguments,
+    file_verb_index,
+    finishing_index,
+)
 from router.simulator.delegation import delegates, first_index
 from router.simulator.instances import Chooser, Named, arguments_for
 from router.simulator.offered_agents import listing
@@ -82,9 +87,13 @@ def _asked_tool(prompt: Prompt) -> ToolSpec | None:
     its head and tail as the keyword rules read it (`ends`). Of a swarms transcript (its
     run's history flattened into the ask), its newest entry (`classifier.swarms.latest_entry`):
     read whole, its head (swarms' system prompt, naming `create_plan` first) named the tool,
-    and the final summary's `complete_task` was never called (a live review of demo mode)."""
-    ask = swarms.latest_entry(prompt.user) or prompt.ask
-    index = asked_index([tool.name for tool in prompt.tools], ends(ask))
+    and the final summary's `complete_task` was never called (a live review of demo mode).
+    An ask that names none but opens with a verb and a file's path asks for the tool "verb
+    file" names (`asked_tool.file_verb_index`: "Read calc.py ..." calls `read_file`)."""
+    ask = ends(swarms.latest_entry(prompt.user) or prompt.ask)
+    names = [tool.name for tool in prompt.tools]
+    index = asked_index(names, ask)
+    index = file_verb_index(names, ask) if index is None else index
     return None if index is None else prompt.tools[index]
 
 

@@ -20,7 +20,13 @@ import openai
 import pytest
 
 from router.simulator import SimThread
-from router.simulator.asked_tool import _place, _spoken, asked_index, without_injected
+from router.simulator.asked_tool import (
+    _place,
+    _spoken,
+    asked_index,
+    file_verb_index,
+    without_injected,
+)
 
 MODEL = "tiny"
 
@@ -182,3 +188,56 @@ def test_a_names_place_is_found_as_the_slices_found_it_for_every_short_mix() -> 
                 for parts in itertools.product(vocabulary, repeat=width):
                     expected = _old_place(list(parts), list(said))
                     assert _place(list(parts), spoken) == expected, (parts, said)
+
+
+# code-puppy's first tools and its file tools, in its order (tests/fixtures/code-puppy-0.0.946)
+CODE_PUPPY = [
+    tool("list_agents", "List the agents that can be invoked", "filter"),
+    tool("read_file", "Read a file's contents", "file_path"),
+    tool("read_tool_result", "Read a stored tool result", "result_id"),
+    tool("write_file", "Write a file", "file_path"),
+]
+
+
+def test_an_ask_to_read_a_file_calls_the_read_file_tool(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """No tool's whole name in the ask, but its leading verb and a path: `read_file`, not
+    the first offered (`list_agents`, called for every such ask in a live review)."""
+    ask = "Read calc.py and tell me what it does"
+    name, _ = called(start_sim(), CODE_PUPPY, ask)
+    assert name == "read_file"
+
+
+def test_an_ask_without_a_path_calls_the_first_as_before(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """ "Write a haiku" names no file: no `write_file` call, the first tool as before."""
+    name, _ = called(start_sim(), CODE_PUPPY, "Write a haiku about the sea")
+    assert name == "list_agents"
+
+
+@pytest.mark.parametrize(
+    ("ask", "expected"),
+    [
+        ("Read calc.py and tell me what it does", "read_file"),
+        ("<system-reminder>tools</system-reminder>Read `src/main.py`", "read_file"),
+        ("Read the file calc.py", "read_file"),
+        ("Write notes.md with the plan", "write_file"),
+        ("Write a haiku", None),
+        ("Write e.g. a haiku", None),
+        ("Add a function sub(a, b) to calc.py", None),  # no tool starts with "add"
+        ("Please read calc.py", None),  # the verb must lead
+    ],
+)
+def test_a_leading_verb_and_a_path_ask_for_the_verbs_file_tool(
+    ask: str, expected: str | None
+) -> None:
+    names = [spec["function"]["name"] for spec in CODE_PUPPY]
+    index = file_verb_index(names, ask)
+    assert (None if index is None else names[index]) == expected
+
+
+def test_a_path_asks_for_no_tool_without_the_verb() -> None:
+    """ "read file" names a tool `file` too, but it is no reading of the verb."""
+    assert file_verb_index(["file", "list_agents"], "Read calc.py") is None
