@@ -13,6 +13,7 @@ classifier read it (found in a live review): `without_attribution` drops it ther
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from router.record import Api
@@ -23,7 +24,15 @@ cc_entrypoint=cli; cch=<nonce>;`. A Messages system text block that starts so is
 whole, as vLLM's own Messages endpoint drops it (`startswith`, in `_convert_system_message`);
 it tells the model nothing, and the classifier read its tokens as the head of the system
 prompt."""
-_LINE = f"{BILLING_HEADER}: cc_version="  # on chat: the block's line, as Claude Code writes it
+# On chat: the block itself, as Claude Code writes it (`cc_version` first, then its other
+# `key=value;` fields: `cc_entrypoint`, `cc_is_subagent`, `cch` ...), and the whitespace after
+# it; not the rest of its line, which a gateway that joins the blocks with " " or "" fills
+# with the system prompt. Each field is bounded and ends at its own `;` (no value holds a
+# space or one), so no text makes the match backtrack.
+_BLOCK = re.compile(
+    re.escape(BILLING_HEADER)
+    + r": cc_version=[^;\s]{1,64};(?: [a-z_]{1,32}=[^;\s]{0,128};){0,8}\s*"
+)
 
 
 def is_attribution(block: Any) -> bool:
@@ -38,12 +47,14 @@ def is_attribution(block: Any) -> bool:
 
 def without_attribution(api: Api, body: dict[str, Any]) -> dict[str, Any]:
     """A chat `body` without Claude Code's attribution at the head of its first message, a
-    system message: its first text part when that is the block, or the first line of its
-    text when that line is the block's (a gateway that joins the blocks into one text); the
-    message itself when nothing else is left in it. Read narrowly, so that no one's words
-    are taken for it: a line starting `x-anthropic-billing-header: cc_version=`, first.
-    `body` itself when it holds none, and for any other API (a Messages body's chat view
-    drops the block already, and a native Messages backend gets it as sent)."""
+    system message: the block (`_BLOCK`) and the whitespace after it, where it opens the
+    message's text or its first text part; that part, or the message, when nothing else is
+    left in it. Only the block, never the rest of its line: a gateway that joins the blocks
+    into one text may join them with " " or "", and an operator's own prompt may start with
+    the header's words. Read narrowly, so that no one's words are taken for it:
+    `x-anthropic-billing-header: cc_version=…;` first, then Claude Code's other `key=value;`
+    fields. `body` itself when it holds none, and for any other API (a Messages body's chat
+    view drops the block already, and a native Messages backend gets it as sent)."""
     messages = body.get("messages")
     if api != "chat" or not isinstance(messages, list) or not messages:
         return body
@@ -61,16 +72,18 @@ def _unattributed(content: object) -> object:
     """A system message's content without the attribution at its head; `content` itself
     when it has none there."""
     if isinstance(content, str):
-        return _after_line(content) if content.startswith(_LINE) else content
+        return _after_block(content)
     if not (isinstance(content, list) and content and is_attribution(content[0])):
         return content
     head = content[0]
-    if not head["text"].startswith(_LINE):
+    rest = _after_block(head["text"])
+    if rest is head["text"]:
         return content
-    rest = _after_line(head["text"])
     return [{**head, "text": rest}, *content[1:]] if rest else content[1:]
 
 
-def _after_line(text: str) -> str:
-    """`text` after its first line (the attribution's)."""
-    return text.partition("\n")[2]
+def _after_block(text: str) -> str:
+    """`text` after the attribution block opening it (`_BLOCK`); `text` itself when none
+    does."""
+    block = _BLOCK.match(text)
+    return text[block.end() :] if block else text

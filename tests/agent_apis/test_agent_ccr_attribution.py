@@ -32,6 +32,8 @@ KEYS = {name: f"sk-ccr-attribution-{name}-7d41" for name in ("sent", "keyed")}
 RECORDED = FIXTURES / "claude-code-router-2.0.0" / "main-turn.json"
 HEADER = "x-anthropic-billing-header: "
 MAIN = f"{HEADER}cc_version=2.1.197.3ea; cc_entrypoint=sdk-cli;"  # the recorded block
+SUBAGENT = f"{HEADER}cc_version=2.1.197.72f; cc_entrypoint=sdk-cli; cc_is_subagent=true;"
+NONCE = f"{HEADER}cc_version=2.1.197.4f2; cc_entrypoint=cli; cch=00000;"  # with a nonce
 
 
 def sdk_body(attribution: str | None = MAIN) -> dict[str, Any]:
@@ -59,6 +61,22 @@ def test_no_backend_gets_the_attribution_block(
     assert got == [{"role": "system", "content": recorded[0]["content"][1:]}, *recorded[1:]]
 
 
+def test_a_block_joined_on_the_prompt_s_line_leaves_the_prompt(
+    pinning: tuple[RunningRouter, Collect], chat_sims: dict[str, Running]
+) -> None:
+    """A gateway that joins the system blocks into one text with " " (or an operator's prompt
+    that opens with the block's words): the backend gets the prompt on the block's line,
+    without the block (found in review: the whole line was left out)."""
+    sent = sdk_body()
+    parts = sent["messages"][0]["content"]
+    joined = " ".join(p["text"] for p in parts)
+    sent["messages"][0] = system(joined)
+    headers = pinned_headers(pinning, KEYS["sent"], sent)
+    got = last_request(chat_sims[headers["x-smf-backend"]])["messages"]
+    assert joined.startswith(f"{MAIN} ")
+    assert got == [system(joined.removeprefix(f"{MAIN} ")), *sent["messages"][1:]]
+
+
 def test_versions_of_the_block_key_one_conversation(
     pinning: tuple[RunningRouter, Collect],
 ) -> None:
@@ -66,7 +84,7 @@ def test_versions_of_the_block_key_one_conversation(
     one conversation in the ledger, classified alike."""
     versions = [
         MAIN,
-        f"{HEADER}cc_version=2.1.197.72f; cc_entrypoint=sdk-cli; cc_is_subagent=true;",
+        SUBAGENT,
         f"{HEADER}cc_version=2.1.197.3ea; cc_entrypoint=cli; cch=a1b2c;",
         None,
     ]
@@ -104,8 +122,24 @@ def system(content: Any) -> dict[str, Any]:
         ([part(MAIN), part(REST)], [part(REST)]),  # ccr's: a text part of its own
         (f"{MAIN}\n{REST}", REST),  # the blocks joined into one text
         ([part(f"{MAIN}\n{REST}"), part("More.")], [part(REST), part("More.")]),
+        (f"{MAIN}\n\n{REST}", REST),  # joined with a blank line (1rgs/claude-code-proxy)
+        (f"{MAIN} {REST}", REST),  # joined on one line: the prompt is kept
+        (f"{MAIN}{REST}", REST),
+        (f"{NONCE}\r\n{REST}", REST),
+        ([part(f"{SUBAGENT} {REST}"), part("More.")], [part(REST), part("More.")]),
+        (f"{MAIN} cc_entrypoint is the CLI.\n{REST}", f"cc_entrypoint is the CLI.\n{REST}"),
     ],
-    ids=["part", "joined", "joined-part"],
+    ids=[
+        "part",
+        "joined",
+        "joined-part",
+        "blank-line",
+        "one-line",
+        "no-space",
+        "crlf",
+        "one-line-part",
+        "field-like-prose",
+    ],
 )
 def test_the_block_heading_a_chat_system_message_is_left_out(content: Any, kept: Any) -> None:
     body = {"model": "auto", "messages": [system(content), ASK]}
@@ -125,11 +159,12 @@ def test_a_system_message_of_the_block_alone_is_left_out(content: Any) -> None:
         [system(f"{REST}\n{MAIN}"), ASK],
         [system(f"Quoted: {MAIN}"), ASK],
         [system(f"{HEADER}cc_entrypoint=cli;\n{REST}"), ASK],  # not the block's line
+        [system(f"{HEADER}cc_version= is what Claude Code sends.\n{REST}"), ASK],  # prose
         [{"role": "user", "content": MAIN}],  # a user's words
         [ASK, system(MAIN)],  # no system prompt's head
         [system(MAIN)],  # nothing else to send
     ],
-    ids=["later-part", "later-line", "quoted", "other-header", "user", "later", "alone"],
+    ids=["later-part", "later-line", "quoted", "other-header", "prose", "user", "later", "alone"],
 )
 def test_what_is_not_the_block_at_the_head_stays(messages: list[Any]) -> None:
     body = {"model": "auto", "messages": messages}
