@@ -5,9 +5,14 @@ An ISO 8601 date, with a time and zone or without; a date with a month's name (J
 `toDateString`, "Saturday, December 5, 2026", "5 Dec 2026"; C's `ctime`, "Mon Dec  7
 07:53:05 2026", Python's `%c`); M/D/YYYY or D/M/YYYY; a time of day. And the numeric dates
 other locales write (`_LOCALE_DATE`). Never after a digit, a colon or a dot, nor before a digit
-or a colon: "3:16", a port, a MAC or IPv6 address, a version is none. Every part is bounded,
-so a match is never longer than `CLOCK_SPAN` and no text makes the search backtrack without
-end.
+or a colon: "3:16", a port, a MAC or IPv6 address, a version ("v1.2.3", "Python 3.11.7", a
+calendar version: "2024.1.5", "2024.12.13") is none. What is written as a date or a time in
+some locale is read as one, though, whatever it stands for: a version "7.12.2026" (German) or
+"2026. 1. 2." (Korean), a serial number "01-02-03" (Dutch `%x`), a duration or a verse
+"1:30:00" (H:MM:SS, Japanese), a path's "/2024/1/15/" (Chinese). Such a text keys one
+conversation with another that differs from it only there, of the same caller and first ask.
+Every part is bounded, so a match is never longer than `CLOCK_SPAN` and no text makes the
+search backtrack without end.
 """
 
 from __future__ import annotations
@@ -49,10 +54,13 @@ _DOTTED = r",? (?:klo )?(?:[01]?\d|2[0-3])\.[0-5]\d(?:\.[0-5]\d)?(?!\.?\d)"
 # `%x` write them: "2026/12/7" (Chinese, Japanese), "2026. 12. 7." (Korean, Hungarian),
 # "7.12.2026" and "7. 12. 2026" (German, Russian, Polish, Czech...), "7-12-2026" (Dutch,
 # Turkish, Danish), "12/07/26" and "07-12-26" (`%x` in the C, British, Spanish or Dutch
-# locale), "2026年12月7日" and "2026년 12월 7일" (with their weekday, if one follows). Never
-# after or before a separator and a digit: a version, a path or a serial number goes on there.
+# locale: glibc's nl_NL, nl_BE and fy_NL write `%d-%m-%y`), "2026年12月7日" and "2026년 12월
+# 7일" (with their weekday, if one follows). Never after or before a separator and a digit,
+# where a longer version or serial number goes on ("v7.12.2026.1", "12-05-26-44"). The
+# year-first dotted form only with its spaces, as Korean and Hungarian write it: without them
+# it is a calendar version ("2024.12.1"), and Mongolian's "2026.12.07" is not read.
 _LOCALE_DATE = (
-    rf"(?<!\d[-/])(?:{_YEAR}/{_M}/{_D}|{_YEAR}\. ?{_M}\. ?{_D}\.?"
+    rf"(?<!\d[-/])(?:{_YEAR}/{_M}/{_D}|{_YEAR}\. {_M}\. {_D}\.?"
     rf"|{_D}\. ?{_M}\. ?{_YEAR}(?:{_DOTTED})?|\d{{1,2}}/\d{{1,2}}/\d{{4}}{_DOTTED}"
     rf"|{_either(_M, _D, '-', _YEAR)}|{_either(_MM, _DD, '/', _YY)}"
     rf"|{_either(_MM, _DD, '-', _YY)})(?![-/.]\d)"
