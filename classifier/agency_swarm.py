@@ -61,7 +61,10 @@ DESCRIPTION_OPENING = (
 RECIPIENT_FIELD = "recipient_agent"
 RECIPIENT_DESCRIPTION = "The name of the agent to send the message to."
 SCAN_TOOLS = 64  # of a request's tools, read for `send_message`
-NAMES = 64  # recipients read, over all of them: an agency of more is none seen
+# Entries of their `recipient_agent` enumerations read, over all of them: a body of millions
+# of entries costs no more, and entries no agent may have before the names hide none of them
+SCAN_ENTRIES = 1024
+NAMES = 64  # distinct recipients kept, of those entries: an agency of more is none seen
 NAME_CHARS = 64  # the longest recipient's name read; a longer one is no agent's name
 NAME_WORDS = 8  # the most words (and marks: "Q&A") of a recipient's name read, alike
 # How much of a tool's description is read for its opening: the docstring's line break and
@@ -113,12 +116,15 @@ _ADDRESSED = re.compile(r"\s*([,:])\s*(?:please,?\s+)?([^\W\d_]+)\b", re.IGNOREC
 
 def recipients(tools: Sequence[Any]) -> tuple[str, ...]:
     """The agents an agency-swarm `send_message` among the first `SCAN_TOOLS` of `tools`
-    (chat tools) may send to: of the first `NAMES` names of their `recipient_agent`
-    enumerations, over all of them, those an agent may have (`_readable`); none when no tool
-    is its (`_recipient_enum`)."""
+    (chat tools) may send to: of the first `SCAN_ENTRIES` entries of their `recipient_agent`
+    enumerations, over all of them, the names an agent may have (`_readable`), each once, the
+    first `NAMES` of them; none when no tool is its (`_recipient_enum`). Read and deduplicated
+    before they are counted: counted first, 64 entries that are no names or the same name
+    hid the agents after them (found in review)."""
     enums = (_recipient_enum(tool) for tool in islice(tools, SCAN_TOOLS))
-    names = islice(chain.from_iterable(enums), NAMES)
-    return tuple(dict.fromkeys(name.strip() for name in names if _readable(name)))
+    entries = islice(chain.from_iterable(enums), SCAN_ENTRIES)
+    names = dict.fromkeys(name.strip() for name in entries if _readable(name))
+    return tuple(islice(names, NAMES))
 
 
 def _readable(name: object) -> bool:
@@ -151,20 +157,21 @@ def _recipient_enum(tool: object) -> list[Any]:
 
 
 class _Names:
-    """The recipients by their words, lowercased, looked up where a name may stand: a dict,
-    not a pattern compiled per tool list (see the module's docstring)."""
+    """The recipients by their words, casefolded as the ask's are ("STRASSE" is "Straße"),
+    looked up where a name may stand: a dict, not a pattern compiled per tool list (see the
+    module's docstring)."""
 
     def __init__(self, names: tuple[str, ...]) -> None:
         self.by_words: dict[tuple[str, ...], str] = {}
         for name in names:
-            self.by_words.setdefault(tuple(w.lower() for w in _WORD.findall(name)), name)
+            self.by_words.setdefault(tuple(w.casefold() for w in _WORD.findall(name)), name)
         self.longest = max(map(len, self.by_words), default=0)
 
     def at(self, text: str, pos: int) -> tuple[str, int] | None:
         """The recipient named at `pos` of `text` (after "the", "our" or "your", or not)
         and where its name ends; its longest name there, or None."""
         found = list(islice(_WORD.finditer(text, pos), self.longest + 1))
-        words = [m[0].lower() for m in found]
+        words = [m[0].casefold() for m in found]
         starts = (1, 0) if words and words[0] in _ARTICLES else (0,)
         for start in starts:
             for end in range(min(len(words), start + self.longest), start, -1):

@@ -198,6 +198,29 @@ def test_the_recipient_is_named_as_the_tool_names_it() -> None:
     assert named_recipient((), "tell the Developer to run it") is None
 
 
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [123] * NAMES + ["Developer"],  # no names
+        ["QA"] * NAMES + ["Developer"],  # one name again and again
+        [" ", "x" * 65, "QA", " QA "] * NAMES + ["Developer"],
+    ],
+    ids=["not-names", "duplicates", "mixed"],
+)
+def test_entries_that_are_no_new_name_hide_no_recipient(entries: list[Any]) -> None:
+    """Counted before they were read, `NAMES` entries that are no name an agent may have, or
+    a name again, hid the agents after them (found in review): "Developer" went unread."""
+    body = sending_to(entries, HAVE)
+    assert view(body).recipients[-1] == "Developer"
+    assert_explained_by(body, RULE, "tool_calling")
+
+
+def test_a_name_is_matched_casefolded() -> None:
+    """As `str.casefold` compares them, not `lower`: "STRASSE" is "Straße"."""
+    assert named_recipient(("Straße",), "Tell STRASSE to check the build.") == "Straße"
+    assert named_recipient(("STRASSE",), "Tell Straße to check the build.") == "STRASSE"
+
+
 def test_many_recipients_are_looked_up_not_compiled(monkeypatch: pytest.MonkeyPatch) -> None:
     """64 tools of 32 names of 64 characters each (a 238 KB body) compiled into one pattern
     per tool list took 1.3 s and about 10 MB each (found in review). Now the first `NAMES`
