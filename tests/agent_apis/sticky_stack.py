@@ -74,3 +74,15 @@ def conversations(
     rows = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
     assert len(rows) == len(bodies) and all(row[1] is not None for row in rows)
     return [row[1] for row in rows]
+
+
+def first_choice(
+    running: RunningRouter, body: dict[str, Any], headers: dict[str, str]
+) -> dict[str, Any]:
+    """The backend `POST /v1/router/explain` puts first for `body` sent with `headers` (a
+    chat body, or one naming its `api`), and why: `sticky` when its conversation is pinned,
+    seen before the request is sent."""
+    reply = httpx.post(f"{running.root}/v1/router/explain", json=body, headers=headers, timeout=30)
+    assert reply.status_code == 200, reply.text
+    first: dict[str, Any] = reply.json()["backends"][0]
+    return {"backend": first["backend"], "reason": first["reason"]}

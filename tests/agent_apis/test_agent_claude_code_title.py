@@ -21,6 +21,7 @@ import anthropic
 import httpx
 import pytest
 
+from tests.agent_apis import sticky_stack
 from tests.harness import Collect, RunningRouter
 from tests.resilience.conftest import until
 
@@ -69,17 +70,9 @@ def served(
 
 
 def first_choice(running: RunningRouter, body: dict[str, Any], session: str) -> dict[str, Any]:
-    """The backend `POST /v1/router/explain` puts first for `body` of session `session`, and
-    why."""
-    reply = httpx.post(
-        f"{running.root}/v1/router/explain",
-        json={"api": "messages", **body},
-        headers={SESSION: session, "x-api-key": KEY},
-        timeout=30,
-    )
-    assert reply.status_code == 200, reply.text
-    first: dict[str, Any] = reply.json()["backends"][0]
-    return {"backend": first["backend"], "reason": first["reason"]}
+    """The backend the router puts first for the Messages `body` of session `session`."""
+    headers = {SESSION: session, "x-api-key": KEY}
+    return sticky_stack.first_choice(running, {"api": "messages", **body}, headers)
 
 
 @pytest.mark.parametrize("ask", TITLES)

@@ -18,10 +18,10 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
 import openai
 import pytest
 
+from tests.agent_apis import sticky_stack
 from tests.harness import Collect, RunningRouter
 from tests.resilience.conftest import until
 
@@ -77,17 +77,9 @@ def served(proxy: tuple[RunningRouter, Collect], body: dict[str, Any], session: 
 
 
 def first_choice(running: RunningRouter, body: dict[str, Any], session: str) -> dict[str, Any]:
-    """The backend `POST /v1/router/explain` puts first for chat `body` of session `session`,
-    and why."""
-    reply = httpx.post(
-        f"{running.root}/v1/router/explain",
-        json=body,
-        headers={SESSION: session, "authorization": f"Bearer {KEY}"},
-        timeout=30,
-    )
-    assert reply.status_code == 200, reply.text
-    first: dict[str, Any] = reply.json()["backends"][0]
-    return {"backend": first["backend"], "reason": first["reason"]}
+    """The backend the router puts first for chat `body` of session `session`."""
+    headers = {SESSION: session, "authorization": f"Bearer {KEY}"}
+    return sticky_stack.first_choice(running, body, headers)
 
 
 @pytest.mark.parametrize("name", ROUTING)
