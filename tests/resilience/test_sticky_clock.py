@@ -74,6 +74,19 @@ def turn(
     return raw.headers["x-smf-backend"], message
 
 
+def called_the_tool(proxy: tuple[RunningRouter, Collect], at: datetime | str) -> list[Any]:
+    """The loop's first call, `ASK` stamped with `at`: served by the cloud, which pins it,
+    and calling the weather tool; the history after it, its call and the tool's result."""
+    history: list[dict[str, Any]] = [{"role": "user", "content": ASK}]
+    backend, called = turn(proxy, at, history)
+    assert backend == "cloud" and called.tool_calls
+    return [
+        *history,
+        called.model_dump(exclude_none=True),
+        {"role": "tool", "tool_call_id": called.tool_calls[0].id, "content": "Sunny, 22C"},
+    ]
+
+
 def test_a_tool_loop_stamped_with_the_time_is_one_pinned_conversation(
     proxy: tuple[RunningRouter, Collect], tmp_path: Path
 ) -> None:
@@ -81,13 +94,7 @@ def test_a_tool_loop_stamped_with_the_time_is_one_pinned_conversation(
     of the same thread (local first on its own) stay there, and the ledger has one
     conversation."""
     at = datetime(2026, 12, 5, 22, 31, 7, 123456, tzinfo=UTC)
-    history: list[dict[str, Any]] = [{"role": "user", "content": ASK}]
-    backend, called = turn(proxy, at, history)
-    assert backend == "cloud" and called.tool_calls
-    history += [
-        called.model_dump(exclude_none=True),
-        {"role": "tool", "tool_call_id": called.tool_calls[0].id, "content": "Sunny, 22C"},
-    ]
+    history = called_the_tool(proxy, at)
     backend, answered = turn(proxy, at + timedelta(seconds=1, microseconds=7), history)
     assert backend == "cloud" and answered.content
     history += [
@@ -116,14 +123,7 @@ def test_a_chat_stamped_with_a_locale_date_stays_one_pinned_conversation(
     """A chat pinned to the cloud on its first turn stays there on its second, the next day,
     for a coding ask (local first on its own): one conversation in the ledger. Read as it
     was, the date keyed the second turn apart and it went local."""
-    history: list[dict[str, Any]] = [{"role": "user", "content": ASK}]
-    backend, called = turn(proxy, one, history)
-    assert backend == "cloud" and called.tool_calls
-    history += [
-        called.model_dump(exclude_none=True),
-        {"role": "tool", "tool_call_id": called.tool_calls[0].id, "content": "Sunny, 22C"},
-        {"role": "user", "content": CODE},
-    ]
+    history = [*called_the_tool(proxy, one), {"role": "user", "content": CODE}]
     assert turn(proxy, other, history)[0] == "cloud"
     assert conversations(proxy, tmp_path) == [(2, 1)]
 
