@@ -65,15 +65,23 @@ def ledger_rows(running: RunningRouter, ids: list[str]) -> list[tuple[Any, ...]]
     return sorted(rows, key=lambda row: ids.index(row[0]))
 
 
+def sent_rows(
+    proxy: tuple[RunningRouter, Collect], key: str, bodies: list[dict[str, Any]]
+) -> list[tuple[Any, ...]]:
+    """The ledger's row (`ledger_rows`) of each of `bodies`, sent in order by the caller of
+    `key` (`pinned_headers`); each request has one, with a conversation."""
+    headers = [pinned_headers(proxy, key, body) for body in bodies]
+    rows = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
+    assert len(rows) == len(bodies) and all(row[1] is not None for row in rows)
+    return rows
+
+
 def conversations(
     proxy: tuple[RunningRouter, Collect], key: str, bodies: list[dict[str, Any]]
 ) -> list[Any]:
     """The ledger's conversation of each of `bodies`, sent in order by the caller of `key`
-    (`pinned_headers`); each request has one."""
-    headers = [pinned_headers(proxy, key, body) for body in bodies]
-    rows = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
-    assert len(rows) == len(bodies) and all(row[1] is not None for row in rows)
-    return [row[1] for row in rows]
+    (`sent_rows`)."""
+    return [row[1] for row in sent_rows(proxy, key, bodies)]
 
 
 def first_choice(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from tests.agent_apis.sticky_stack import ledger_rows, pinned_headers
+from tests.agent_apis.sticky_stack import sent_rows
 from tests.harness import Collect, RunningRouter
 from tests.recorded import loader
 
@@ -38,10 +38,7 @@ def sent(name: str, *later: str) -> dict[str, Any]:
 def rows(proxy: tuple[RunningRouter, Collect], bodies: list[dict[str, Any]]) -> list[Any]:
     """The ledger's row (request_id, conversation, intent, backend) of each of `bodies`,
     sent in order by gptcli's caller."""
-    headers = [pinned_headers(proxy, KEYS["gptcli"], body) for body in bodies]
-    found = ledger_rows(proxy[0], [h["x-request-id"] for h in headers])
-    assert len(found) == len(bodies) and all(row[1] is not None for row in found)
-    return found
+    return sent_rows(proxy, KEYS["gptcli"], bodies)
 
 
 def test_dev_runs_with_different_asks_are_different_conversations(
