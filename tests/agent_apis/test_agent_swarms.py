@@ -82,6 +82,17 @@ def test_the_summary_holds_the_runs_task() -> None:
         assert run_task(captured(name)["messages"]) is None
 
 
+@pytest.mark.parametrize("user", ["Ada", "user (A+)"])
+def test_the_task_is_read_under_the_agents_user_name(user: str) -> None:
+    """The task is the first entry of the role the summary's entry has, the agent's
+    `user_name` ("Human" by default, any text: matched as written, not as a pattern); a
+    task of several paragraphs is read whole, up to the next entry."""
+    task = "Add 17 and 25 using the add tool.\n\nThen report the result [in words]."
+    text = transcript(captured("auto-summary.json")).replace(TASK, task)
+    body = with_transcript(text.replace("] Human: ", f"] {user}: "))
+    assert run_task(body["messages"]) == task
+
+
 def test_the_summary_is_keyed_as_the_runs_loop() -> None:
     keys = {name: conversation_key(captured(name), {}, "c") for name in RUN}
     assert set(keys.values()) == {BEFORE["loop"]}
