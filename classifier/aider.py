@@ -55,7 +55,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, role
 
 EXAMPLES_END = (
     "I switched to a new code base. Please don't consider the above files or try to edit them"
@@ -189,9 +189,9 @@ def examples_end(messages: Sequence[Any]) -> int:
     """The index past Aider's example conversation (past its "Ok." after `EXAMPLES_END`),
     looked for among the first `EXAMPLES_WITHIN` messages; 0 when there is none."""
     for index, message in enumerate(islice(messages, EXAMPLES_WITHIN)):
-        if _role(message) == "user" and one_text(message) == EXAMPLES_END:
+        if role(message) == "user" and one_text(message) == EXAMPLES_END:
             after = index + 1
-            return after + 1 if _role(_at(messages, after)) == "assistant" else after
+            return after + 1 if role(_at(messages, after)) == "assistant" else after
     return 0
 
 
@@ -213,7 +213,7 @@ def is_aiders(messages: Sequence[Any]) -> bool:
         range(max(EXAMPLES_WITHIN, count - EXAMPLES_WITHIN), count),
     )
     return any(
-        _role(messages[index]) == "user" and _pair(messages, index, edits=False)
+        role(messages[index]) == "user" and _pair(messages, index, edits=False)
         for indices in ends
         for index in indices
     )
@@ -230,7 +230,7 @@ def is_pair(messages: Sequence[Any], index: int) -> bool:
 def _pair(messages: Sequence[Any], index: int, edits: bool) -> bool:
     """`is_pair`, the notes on an edit (`EDIT_NOTE_OPENING`, `EDIT_NOTES`) counted when
     `edits`."""
-    if _role(_at(messages, index + 1)) != "assistant":
+    if role(_at(messages, index + 1)) != "assistant":
         return False
     text = one_text(messages[index])
     if text:
@@ -296,10 +296,6 @@ def reflected(text: str, start: int, end: int) -> bool:
 
 def _at(messages: Sequence[Any], index: int) -> object:
     return messages[index] if index < len(messages) else None
-
-
-def _role(message: object) -> object:
-    return message.get("role") if isinstance(message, dict) else None
 
 
 def _part_text(part: object) -> str:

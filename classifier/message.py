@@ -39,6 +39,9 @@ SCAN_MESSAGES = 64
 SCAN_PARTS = 16
 # A content part that holds text: a chat body's, a Responses body's input and its output's
 TEXT_PART_TYPES = frozenset({"text", "input_text", "output_text"})
+# How many messages after a tool's summary are read, at most, for a user message (by role
+# alone): `user_after`
+USER_AFTER = 4096
 
 
 def part_text(part: object) -> str | None:
@@ -175,6 +178,19 @@ def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
         return answer
 
     return cached
+
+
+def role(message: object) -> object:
+    """A message's role, None for no message: a body's messages are read as sent."""
+    return message.get("role") if isinstance(message, dict) else None
+
+
+def user_after(messages: Sequence[Any], index: int) -> bool:
+    """Whether a user message comes after `messages[index]` (among the next `USER_AFTER`): a
+    tool's summary of a compacted conversation (pydantic-ai's, pi's) is passed over only
+    then, the turn read by that later ask. pi's reader wrote pydantic-ai's loop, its bound and
+    its role reader again (found in review)."""
+    return any(role(m) == "user" for m in islice(messages, index + 1, index + 1 + USER_AFTER))
 
 
 def after_first_user(messages: Sequence[Any], index: int, own: Callable[[object], bool]) -> bool:

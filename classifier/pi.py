@@ -37,10 +37,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any
 
-from classifier.message import AskPair, System, ask_pair, one_text, per_text
+from classifier.message import AskPair, System, ask_pair, one_text, per_text, role, user_after
 from classifier.templates import framed
 
 # `SUMMARIZATION_SYSTEM_PROMPT` (`core/compaction/utils.js`)
@@ -128,8 +127,6 @@ ENTRY_WITHIN = 65536
 _ENTRY = re.compile(
     r"(?:^|\n\n)\[(User|Assistant|Assistant thinking|Assistant tool calls|Tool result)\]: "
 )
-# Messages after a summary looked at, at most, for a user message (by role alone)
-_AFTER = 4096
 
 
 def summarized_asks(messages: Sequence[Any], system: System) -> AskPair | None:
@@ -156,7 +153,7 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     text = one_text(messages[index])
     if text is None or not _summary(text):
         return False
-    return any(_role(m) == "user" for m in islice(messages, index + 1, index + 1 + _AFTER))
+    return user_after(messages, index)
 
 
 def _summary(text: str) -> bool:
@@ -168,11 +165,6 @@ def _summary(text: str) -> bool:
     )
 
 
-def _role(message: object) -> object:
-    """A message's role, None for no message: a body's messages are read as sent."""
-    return message.get("role") if isinstance(message, dict) else None
-
-
 def _request_asks(messages: Sequence[Any], system: System) -> tuple[str, str] | None:
     """`_conversation_asks` of the user message of pi's summarization request: its system
     prompt, then that one message; None for any other request. The prompt comes in a system
@@ -181,10 +173,10 @@ def _request_asks(messages: Sequence[Any], system: System) -> tuple[str, str] | 
     if (
         len(messages) != 2
         or system.prompt != SUMMARIZATION_SYSTEM
-        or _role(messages[0]) not in ("system", "developer")
+        or role(messages[0]) not in ("system", "developer")
     ):
         return None
-    text = one_text(messages[1]) if _role(messages[1]) == "user" else None
+    text = one_text(messages[1]) if role(messages[1]) == "user" else None
     return _conversation_asks(text) if text is not None else None
 
 

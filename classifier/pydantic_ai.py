@@ -35,10 +35,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from itertools import islice
 from typing import Any
 
-from classifier.message import one_text
+from classifier.message import one_text, role, user_after
 
 # `_RETRY_FEEDBACK_FRAMING`, on a line of its own before the fence
 RETRY_FRAMING = (
@@ -62,8 +61,6 @@ SUMMARY_OPENING = (
     " instructions.\n\n"
 )
 SUMMARY_END = "\n</pyai:conversation_summary>"
-# Messages after a summary looked at, at most, for a user message (by role alone)
-_AFTER = 4096
 
 
 def passed_over(messages: Sequence[Any], index: int) -> bool:
@@ -72,19 +69,14 @@ def passed_over(messages: Sequence[Any], index: int) -> bool:
     conversation with a user message after it."""
     text = one_text(messages[index])
     if text is not None and text.startswith(SUMMARY_OPENING) and text.endswith(SUMMARY_END):
-        return any(_role(m) == "user" for m in islice(messages, index + 1, index + 1 + _AFTER))
+        return user_after(messages, index)
     if text is None or not (_fenced(text) or (text.endswith(BARE_END) and _BARE_START.match(text))):
         return False
     for back in range(index - 1, max(index - 2 - _BETWEEN, -1), -1):
-        role = _role(messages[back])
-        if role not in ("system", "developer"):
-            return role == "assistant"
+        earlier = role(messages[back])
+        if earlier not in ("system", "developer"):
+            return earlier == "assistant"
     return False
-
-
-def _role(message: object) -> object:
-    """A message's role, None for no message: a body's messages are read as sent."""
-    return message.get("role") if isinstance(message, dict) else None
 
 
 def _fenced(text: str) -> bool:

@@ -40,7 +40,7 @@ from collections.abc import Sequence
 from itertools import islice
 from typing import Any
 
-from classifier.message import SCAN_MESSAGES, System, after_first_user, one_text, per_text
+from classifier.message import SCAN_MESSAGES, System, after_first_user, one_text, per_text, role
 
 # Open Interpreter: `code_output_template`, around the run's output, and
 # `empty_code_output_template` (both as its defaults; the message is stripped)
@@ -118,7 +118,7 @@ def ask_words(message: object, messages: Sequence[Any], system: System) -> objec
     text = one_text(message)
     if text is None or not framed(system):
         return content
-    first = next((m for m in islice(messages, SCAN_MESSAGES) if _role(m) == "user"), None)
+    first = next((m for m in islice(messages, SCAN_MESSAGES) if role(m) == "user"), None)
     if first is None or first is message or _opens(first):
         return content
     words = _words_after(text)
@@ -177,7 +177,3 @@ def _starts_templated(text: str) -> bool:
     """Whether `text` starts with a whole template: the first user message's, read once for
     a request (`classifier.message.per_text`), not again for each turn passed over."""
     return templates_end(text) > 0
-
-
-def _role(message: object) -> object:
-    return message.get("role") if isinstance(message, dict) else None
