@@ -206,7 +206,7 @@ def _conversation(text: str) -> str | None:
     if not text.startswith(CONVERSATION_OPENING):
         return None
     end = text.rfind(CONVERSATION_END, max(0, len(text) - END_WITHIN))
-    if end < len(CONVERSATION_OPENING) - 1:
+    if end < len(CONVERSATION_OPENING):  # not found, or its newline the opening's own
         return None
     after = end + len(CONVERSATION_END)
     if text.startswith(PREVIOUS_OPENING, after):

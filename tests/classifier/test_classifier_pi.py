@@ -151,6 +151,17 @@ def test_words_after_the_template_are_read_as_written() -> None:
     assert SUMMARIZATION_PROMPT in text_of(recorded("compaction-math"))
 
 
+def test_a_conversation_end_sharing_the_openings_newline_is_read_as_written() -> None:
+    """pi writes an empty conversation "<conversation>\n\n</conversation>": a text whose
+    end's newline is the opening's own is none of pi's, and was read as an empty ask (the
+    overlap `classifier.templates.framed` tells apart)."""
+    body = recorded("compaction-math")
+    text = f"<conversation>\n</conversation>\n\n{SUMMARIZATION_PROMPT}"
+    assert view(with_text(body, text)).latest == text
+    empty = f"<conversation>\n\n</conversation>\n\n{SUMMARIZATION_PROMPT}"
+    assert view(with_text(body, empty)).latest == ""  # pi's own: its conversation, empty
+
+
 def test_the_template_under_another_system_prompt_is_read_as_written() -> None:
     body = recorded("compaction-math")
     body["messages"][0]["content"] = "You are a helpful assistant."
