@@ -24,13 +24,13 @@ from classifier.evalscope import (
     grades,
 )
 from classifier.fixed import GRADER_READING
-from classifier.inspect_ai import answer_character
 from classifier.request import view
 from classifier.rules import GRADER
 from classifier.templates import judged_text
 from router.conversation import conversation_key
 from tests import recorded
 from tests.classifier.fixed_readings import assert_judged_by, assert_read_by_model
+from tests.classifier.multiple_choice import asked, prompt
 
 FIXTURES = recorded.FIXTURES / "evalscope-1.14.1"
 # Each captured question, as its content reads it (measured without the directive)
@@ -46,18 +46,6 @@ INTEGRAL = "What is the integral of 2x from 0 to 3?"
 
 def captured(name: str) -> dict[str, Any]:
     return recorded.body(FIXTURES / name)
-
-
-def asked(text: str) -> dict[str, Any]:
-    return {"model": "auto", "messages": [{"role": "user", "content": text}]}
-
-
-def prompt(template: str, question: str, choices: list[str]) -> str:
-    """evalscope's `prompt()`: the template filled with the question, its choices as
-    "A) ..." lines and their letters."""
-    letters = ",".join(answer_character(i) for i in range(len(choices)))
-    lines = "\n".join(f"{answer_character(i)}) {choice}" for i, choice in enumerate(choices))
-    return template.format(question=question, choices=lines, letters=letters)
 
 
 @pytest.mark.parametrize(("topic", "label"), TOPICS.items())

@@ -23,7 +23,6 @@ from classifier.inspect_ai import (
     MULTIPLE_ANSWER_TEMPLATE,
     MULTIPLE_ANSWER_TEMPLATE_COT,
     SINGLE_ANSWER_TEMPLATE,
-    answer_character,
 )
 from classifier.request import view
 from classifier.rules import GRADER
@@ -31,6 +30,7 @@ from router.conversation import conversation_key
 from router.translate.view import chat_view
 from tests import recorded
 from tests.classifier.fixed_readings import assert_decided_by, assert_read_by_model
+from tests.classifier.multiple_choice import asked, prompt
 
 FIXTURES = recorded.FIXTURES / "inspect-ai-0.3.285"
 # Each captured question, as its content reads it (measured without the directive)
@@ -51,18 +51,6 @@ def captured(name: str) -> dict[str, Any]:
     """The body as the router reads it: a Responses body in its chat view."""
     body = recorded.body(FIXTURES / name)
     return chat_view("responses", body) if "input" in body else body
-
-
-def asked(text: str) -> dict[str, Any]:
-    return {"model": "auto", "messages": [{"role": "user", "content": text}]}
-
-
-def prompt(template: str, question: str, choices: list[str]) -> str:
-    """inspect_ai's `prompt()`: the template filled with the question, its choices as
-    "A) ..." lines and their letters."""
-    letters = ",".join(answer_character(i) for i in range(len(choices)))
-    lines = "\n".join(f"{answer_character(i)}) {choice}" for i, choice in enumerate(choices))
-    return template.format(question=question, choices=lines, letters=letters)
 
 
 @pytest.mark.parametrize(("name", "topic"), CAPTURED)
