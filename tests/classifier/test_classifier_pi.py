@@ -12,7 +12,6 @@ the recorded ones (`tests/fixtures/pi-coding-agent-0.73.1.md`).
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +34,7 @@ from classifier.pi import (
 from classifier.request import view
 from router.config import parse
 from router.target import Target, route_for
+from tests.recorded import body as body_at
 
 FIXTURES = Path(__file__).parents[1] / "fixtures/pi-coding-agent-0.73.1"
 CODING_ASK = "Open src/main.py and fix add() so it returns a + b."
@@ -55,7 +55,7 @@ CONFIG = parse(
 
 
 def recorded(name: str) -> dict[str, Any]:
-    return dict(json.loads((FIXTURES / f"{name}.json").read_text(encoding="utf-8")))
+    return body_at(FIXTURES / f"{name}.json")
 
 
 def text_of(body: dict[str, Any]) -> str:
