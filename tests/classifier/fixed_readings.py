@@ -36,12 +36,10 @@ def assert_fixed(body: dict[str, Any], reading: Fixed) -> None:
 
 
 def assert_judged_by(body: dict[str, Any], reading: Fixed, rule: str, label: str) -> None:
-    """`body` is read as `reading`, classified `label` by a rule, and `explain` names `rule`:
-    an eval tool's grader's request (`GRADER_READING`)."""
-    assert_fixed(body, reading)
-    intent = classify(body)
-    got = (intent.label, intent.source)
-    assert got == (label, "rule"), f"{named(body)}: classified {got}, not {(label, 'rule')}"
+    """`body` is decided as `assert_decided_by` checks (read as `reading`, `rule_intent`
+    deciding it by `rule`, classified `label` by a rule), and `explain` names `rule`: an
+    eval tool's grader's request (`GRADER_READING`)."""
+    assert_decided_by(body, reading, rule, label)
     why = explain(body)["rule"]
     assert why == rule, f"{named(body)}: explained by {why!r}, not {rule!r}"
 
