@@ -49,11 +49,13 @@ AGENT_CHOICE = (
 
 class Fixed(NamedTuple):
     """The reading the request's app fixes whatever the ask: its label, the rule's
-    confidence and the reason `explain` shows."""
+    confidence and the reason `explain` shows; `side` when the request only picks who does
+    the work, a side request that pins nothing (`classifier.side_request`)."""
 
     label: Label
     confidence: float
     reason: str
+    side: bool = False
 
 
 CODE_ANSWER_READING = Fixed("coding", FORCED_CONFIDENCE, CODE_ANSWER)
@@ -80,6 +82,6 @@ RESEARCH_REPORT_READING = Fixed("writing", FORCED_CONFIDENCE, RESEARCH_REPORT)
 # A software project's tasks in JSON of given keys, a blog post's task too (`classifier.taskmaster`)
 TASK_RECORD_READING = Fixed("instruction", FORCED_CONFIDENCE, TASK_RECORD)
 # A category or an intent of those listed, as n8n's Text Classifier's (`classifier.mcp_agent`)
-ROUTE_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, ROUTE_CHOICE)
+ROUTE_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, ROUTE_CHOICE, side=True)
 # A name out of the agents listed, or a plan naming them, whatever the ask (`classifier.fast_agent`)
-AGENT_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, AGENT_CHOICE)
+AGENT_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, AGENT_CHOICE, side=True)

@@ -204,6 +204,7 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     reply_channel = tool_forced and _replies_by_tool(system, tools, tool_choice)
     tools = beeai.own_tools(system, marvin.own_tools(system, tools))  # no tools of the task's
     names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
+    fixed = _fixed(messages, system)
     return RequestView(
         latest=latest,
         first=first,
@@ -215,12 +216,12 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
-        fixed=_fixed(messages, system),
+        fixed=fixed,
         tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
         reply_channel=reply_channel,
         recipients=agency_swarm.recipients(tools),
         greeted=asks.greeted,
-        side_request=side_request(messages, system),
+        side_request=side_request(messages, system, fixed),
     )
 
 

@@ -16,7 +16,8 @@ requests (`classifier.code_puppy`). Each is still read, and routed, by its ask i
 
 So are a framework's calls that only pick who does the work: fast-agent's router's call and
 its orchestrator's planner's (`classifier.fast_agent.picks_agents`), mcp-agent's LLM router's
-and intent classifier's (`classifier.mcp_agent.routes`), n8n's Text Classifier's
+and intent classifier's (`classifier.mcp_agent.routes`), found once as the readings their
+apps fix (`classifier.fixed.Fixed.side`, `classifier.request._FIXED`), n8n's Text Classifier's
 (`classifier.n8n.classifies`: its label sends the item down a branch). Sent with the run's
 session id (fast-agent's guide's `x-smf-session-id`), fast-agent's router's call, the run's
 first, instruction on the local backend, finished first and pinned the run: the poem the
@@ -33,30 +34,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from classifier import (
-    claude_code,
-    code_puppy,
-    crush,
-    fast_agent,
-    mcp_agent,
-    n8n,
-    open_webui,
-    opencode,
-    openhands,
-)
+from classifier import claude_code, code_puppy, crush, n8n, open_webui, opencode, openhands
+from classifier.fixed import Fixed
 from classifier.message import System
 
 
-def side_request(messages: Sequence[Any], system: System) -> bool:
-    """Whether `messages` (of system prompt `system`) are one of the side requests known."""
+def side_request(messages: Sequence[Any], system: System, fixed: Fixed | None) -> bool:
+    """Whether `messages` (of system prompt `system`, with the reading their app fixes,
+    `fixed`) are one of the side requests known."""
     return (
-        claude_code.titles(messages, system)
+        (fixed is not None and fixed.side)
+        or claude_code.titles(messages, system)
         or crush.titles(messages)
         or openhands.titles(messages, system)
         or opencode.titles(messages, system)
         or open_webui.task_asks(messages) is not None
-        or fast_agent.picks_agents(messages, system)
-        or mcp_agent.routes(messages, system)
         or n8n.classifies(system)
         or code_puppy.side_requests(messages, system)
     )
