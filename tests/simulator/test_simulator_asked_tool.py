@@ -11,12 +11,10 @@ socket, the simulator."""
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
@@ -27,37 +25,26 @@ from router.simulator.asked_tool import (
     file_verb_index,
     without_injected,
 )
+from tests.simulator.calls import client, only_call, string_tool
 
 MODEL = "tiny"
 
 
-def tool(name: str, description: str, field: str) -> dict[str, Any]:
-    """A chat tool of one required string field, as Langflow's StructuredTools send it."""
-    parameters = {
-        "type": "object",
-        "properties": {field: {"type": "string", "description": description}},
-        "required": [field],
-    }
-    return {"type": "function", "function": {"name": name, "parameters": parameters}}
-
-
 LANGFLOW = [
-    tool("get_current_date", "Get the current date and time in a time zone", "timezone"),
-    tool("evaluate_expression", "Evaluate a basic arithmetic expression", "expression"),
+    string_tool("get_current_date", "timezone", "Get the current date and time in a time zone"),
+    string_tool("evaluate_expression", "expression", "Evaluate a basic arithmetic expression"),
 ]
 WEATHER = [
-    tool("get_current_date", "Get the current date and time in a time zone", "timezone"),
-    tool("get_weather", "Get the weather for a city", "city"),
+    string_tool("get_current_date", "timezone", "Get the current date and time in a time zone"),
+    string_tool("get_weather", "city", "Get the weather for a city"),
 ]
 
 
 def called(sim: SimThread, tools: list[dict[str, Any]], ask: str, **fields: Any) -> Any:
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
     messages = [{"role": "user", "content": ask}]
-    reply = sdk.chat.completions.create(model=MODEL, messages=messages, tools=tools, **fields)
-    (call,) = reply.choices[0].message.tool_calls or []
-    function = call.function  # type: ignore[union-attr]
-    return function.name, json.loads(function.arguments)
+    return only_call(
+        client(sim).chat.completions.create(model=MODEL, messages=messages, tools=tools, **fields)
+    )
 
 
 @pytest.mark.parametrize("profile", ["vllm", "cloud"])
@@ -96,7 +83,7 @@ def test_a_named_tool_of_two_fields_gets_no_expression(
     start_sim: Callable[..., SimThread],
 ) -> None:
     """Where the schema leaves which field takes the expression a guess, none does."""
-    both = tool("evaluate_expression", "Evaluate", "expression")
+    both = string_tool("evaluate_expression", "expression", "Evaluate")
     both["function"]["parameters"]["properties"]["precision"] = {"type": "integer"}
     ask = "Use evaluate_expression on 2 + 3 please"
     name, arguments = called(start_sim(), [LANGFLOW[0], both], ask)
@@ -192,10 +179,10 @@ def test_a_names_place_is_found_as_the_slices_found_it_for_every_short_mix() -> 
 
 # code-puppy's first tools and its file tools, in its order (tests/fixtures/code-puppy-0.0.946)
 CODE_PUPPY = [
-    tool("list_agents", "List the agents that can be invoked", "filter"),
-    tool("read_file", "Read a file's contents", "file_path"),
-    tool("read_tool_result", "Read a stored tool result", "result_id"),
-    tool("write_file", "Write a file", "file_path"),
+    string_tool("list_agents", "filter", "List the agents that can be invoked"),
+    string_tool("read_file", "file_path", "Read a file's contents"),
+    string_tool("read_tool_result", "result_id", "Read a stored tool result"),
+    string_tool("write_file", "file_path", "Write a file"),
 ]
 
 

@@ -11,28 +11,23 @@ the official openai SDK, a real socket, the simulator."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from classifier.swarms import SUMMARY, latest_entry
 from router.simulator import SimThread
 from router.simulator.called_ids import called_ids, is_id, shown_id
 from tests.recorded import FIXTURES, loader
+from tests.simulator.calls import client, only_call, string_tool
 
 captured = loader(FIXTURES / "swarms-16.0.3")
 STEP = "You need to create a comprehensive"  # the step id of the demo model's plan
 
 
 def called(sim: SimThread, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
-    reply = sdk.chat.completions.create(**{**body, "model": "tiny"})
-    (call,) = reply.choices[0].message.tool_calls or []
-    function = call.function  # type: ignore[union-attr]
-    return function.name, json.loads(function.arguments)
+    return only_call(client(sim).chat.completions.create(**{**body, "model": "tiny"}))
 
 
 @pytest.mark.parametrize("profile", ["vllm", "cloud"])
@@ -62,17 +57,7 @@ def test_an_id_no_earlier_call_gave_is_filled_as_before(
     start_sim: Callable[..., SimThread],
 ) -> None:
     """The ask shows an id no call of the conversation gave: the prompt's first words."""
-    tool = {
-        "type": "function",
-        "function": {
-            "name": "close_ticket",
-            "parameters": {
-                "type": "object",
-                "properties": {"ticket_id": {"type": "string"}},
-                "required": ["ticket_id"],
-            },
-        },
-    }
+    tool = string_tool("close_ticket", "ticket_id")
     messages = [{"role": "user", "content": "Close ticket T-17 with close_ticket now please."}]
     body = {"messages": messages, "tools": [tool]}
     assert called(start_sim(), body) == (

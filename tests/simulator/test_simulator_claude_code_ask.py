@@ -14,32 +14,28 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import anthropic
-import openai
 
 from router.simulator import SimThread
 from router.translate.anthropic_request import to_chat
+from tests.recorded import FIXTURES, loader
+from tests.simulator.calls import client
 
-FIXTURES = Path(__file__).parent.parent / "fixtures"
 MODEL = "tiny"
 ASK = "write a python function is_prime in primes.py"  # claude-code-2.1.197/first-turn.json
 
 
-def recorded(name: str) -> dict[str, Any]:
-    body: dict[str, Any] = json.loads((FIXTURES / name).read_text(encoding="utf-8"))
-    return body
+recorded = loader(FIXTURES)
 
 
 def chat_reply(sim: SimThread, body: dict[str, Any]) -> Any:
     """The simulator's chat answer to `body` as claude-code-router or the router sends it
     (without OpenRouter's `reasoning`, which the router drops, and unstreamed)."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
     fields = {k: v for k, v in body.items() if k not in ("reasoning", "stream_options")}
     fields |= {"model": MODEL, "stream": False}
-    return sdk.chat.completions.create(**fields).choices[0].message
+    return client(sim).chat.completions.create(**fields).choices[0].message
 
 
 def test_direct_claude_code_through_a_chat_backend_answers_the_ask(

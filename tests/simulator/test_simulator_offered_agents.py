@@ -15,7 +15,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
@@ -23,13 +22,10 @@ from router.simulator.asked_tool import asked_index
 from router.simulator.instances import structured
 from router.simulator.offered_agents import Offered, listing, names_agent
 from tests import recorded
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 captured = recorded.loader(recorded.FIXTURES / "fast-agent-mcp-0.2.36-sim")
-
-
-def client(sim: SimThread) -> openai.OpenAI:
-    return openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
 
 
 def answered(sim: SimThread, body: dict[str, Any]) -> Any:

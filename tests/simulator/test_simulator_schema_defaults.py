@@ -18,11 +18,11 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
 from router.simulator.instances import arguments_for, structured
+from tests.simulator.calls import client, only_call
 
 MODEL = "tiny"
 SYSTEM = (
@@ -67,9 +67,7 @@ def test_code_puppys_auto_continue_check_is_not_approved(
     start_sim: Callable[..., SimThread], profile: str
 ) -> None:
     """The recorded request gets `final_result` with `approval` null: code-puppy waits."""
-    sim = start_sim(profile=profile)
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="sk-demo", max_retries=0)
-    reply = sdk.chat.completions.create(
+    reply = client(start_sim(profile=profile)).chat.completions.create(
         model=MODEL,
         messages=[{"role": "system", "content": SYSTEM}, {"role": "user", "content": USER}],
         max_completion_tokens=64,
@@ -77,10 +75,7 @@ def test_code_puppys_auto_continue_check_is_not_approved(
         tools=[TOOL],  # type: ignore[list-item]
         stream=False,
     )
-    calls = reply.choices[0].message.tool_calls or []
-    assert [(c.function.name, json.loads(c.function.arguments)) for c in calls] == [  # type: ignore[union-attr]
-        ("final_result", {"approval": None})
-    ]
+    assert only_call(reply) == ("final_result", {"approval": None})
 
 
 def test_a_default_the_schema_allows_is_given() -> None:
