@@ -37,8 +37,9 @@ def tool_call(prompt: Prompt) -> ToolCall:
     tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
     if tool is not None:
         return ToolCall(tool.name, json.dumps(_arguments(tool, prompt)))
-    tool = _next_tool(prompt)
-    found = evaluate_first(ends(prompt.ask)) if tool is _asked_tool(prompt) else None
+    asked = _asked_tool(prompt)  # read once: the ask's names are scanned for each tool
+    tool = _next_tool(prompt, asked)
+    found = evaluate_first(ends(prompt.ask)) if tool is asked else None
     expression = expression_arguments(tool.schema, found[0].strip()) if found else None
     return ToolCall(tool.name, json.dumps(expression or _arguments(tool, prompt)))
 
@@ -97,8 +98,8 @@ def _asked_tool(prompt: Prompt) -> ToolSpec | None:
     return None if index is None else prompt.tools[index]
 
 
-def _next_tool(prompt: Prompt) -> ToolSpec:
-    """The tool a call goes to when `tool_choice` names none: the one the ask names ("use
+def _next_tool(prompt: Prompt, asked: ToolSpec | None) -> ToolSpec:
+    """The tool a call goes to when `tool_choice` names none: `asked`, the one the ask names ("use
     evaluate_expression", "get weather" for `get_weather`), else the first; under a forced
     choice (`"required"`, Anthropic's `any`), once the conversation holds a call of one
     offered, the tool after it in the list (the last stays the last). An agent offers its function
@@ -108,7 +109,7 @@ def _next_tool(prompt: Prompt) -> ToolSpec:
     names = [tool.name for tool in prompt.tools]
     if not prompt.tool_required or prompt.last_called not in names:
         default = prompt.tools[first_index([tool.schema for tool in prompt.tools])]
-        return _asked_tool(prompt) or default
+        return asked or default
     return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
 
 
