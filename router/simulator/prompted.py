@@ -60,7 +60,7 @@ from typing import Any, Protocol
 
 from classifier.baml import format_block
 from router.simulator.baml_schema import baml_schema
-from router.simulator.described import Described, described_shapes, wrappers
+from router.simulator.described import Described, Wrapper, described_shapes, wrappers
 from router.simulator.field_lists import listed_fields
 from router.simulator.format_instructions import instructed
 from router.simulator.shown_forms import (
@@ -201,27 +201,47 @@ def _described(user: str, system: str) -> Asked | None:
         return None
     for text in (user, system):
         for wrapper in wrappers(text):
-            if not _introduced(text[max(0, wrapper.start - _LEAD) : wrapper.start]):
-                continue
-            for shown, other, shape in shapes:
-                if _names(shown[max(0, shape.start - _LEAD) : shape.start], wrapper.noun):
-                    held = (
-                        {"type": "array", "items": shape.schema} if wrapper.array else shape.schema
-                    )
-                    schema = {
-                        "type": "object",
-                        "properties": {wrapper.key: held},
-                        "required": [wrapper.key],
-                    }
-                    return Asked(
-                        schema, _fenced_shape(shown, shape, other), span=_span(shown, user, shape)
-                    )
+            wrapped = _wrapping(text, wrapper, shapes, user)
+            if wrapped is not None:
+                return wrapped
     for shown, other, shape in shapes:
-        if _introduced(shown[max(0, shape.start - _LEAD) : shape.start]):
-            return Asked(
-                shape.schema, _fenced_shape(shown, shape, other), span=_span(shown, user, shape)
-            )
+        if _introduced(_lead(shown, shape.start)):
+            return _shape_asked(shape.schema, (shown, other, shape), user)
     return None
+
+
+_Shown = tuple[str, str, Described]  # a text, the other text, a shape it describes
+
+
+def _wrapping(text: str, wrapper: Wrapper, shapes: list[_Shown], user: str) -> Asked | None:
+    """The first of `shapes` wrapped in `wrapper`'s property, where the sentence leading
+    into the wrapper asks for JSON (`_introduced`) and the one leading into the shape names
+    the wrapper's noun (`_names`); else None."""
+    if not _introduced(_lead(text, wrapper.start)):
+        return None
+    for shown, other, shape in shapes:
+        if _names(_lead(shown, shape.start), wrapper.noun):
+            held = {"type": "array", "items": shape.schema} if wrapper.array else shape.schema
+            schema = {
+                "type": "object",
+                "properties": {wrapper.key: held},
+                "required": [wrapper.key],
+            }
+            return _shape_asked(schema, (shown, other, shape), user)
+    return None
+
+
+def _shape_asked(schema: dict[str, Any], found: _Shown, user: str) -> Asked:
+    """`schema` asked for where the shape of `found` is written."""
+    shown, other, shape = found
+    fenced = _fenced(shown, _Found({}, shape.start, shape.end), other)
+    return Asked(schema, fenced, span=_span(shown, user, shape))
+
+
+def _lead(text: str, start: int) -> str:
+    """The `_LEAD` characters of `text` before `start`: where the sentence introducing what
+    is written there is read."""
+    return text[max(0, start - _LEAD) : start]
 
 
 class _Written(Protocol):
@@ -247,10 +267,6 @@ def _names(lead: str, noun: str) -> bool:
     return bool(named and _SHAPE_WORD.search(sentence))
 
 
-def _fenced_shape(text: str, shape: Described, other: str) -> bool:
-    return _fenced(text, _Found({}, shape.start, shape.end), other)
-
-
 def _wrapped(text: str) -> Asked | None:
     """The first example object `text` shows between markers as the answer's form
     (`shown_forms.wrapped_examples`, MetaGPT's `[CONTENT]...[/CONTENT]`), a plain value
@@ -266,7 +282,7 @@ def _listed(text: str, other: str) -> Asked | None:
     `_introduced` reads a sentence but for a list or array, not JSON, named; not one inside
     other JSON (`_INSIDE`: ragas's schema's `"required": ["statements"]`)."""
     for value, start, end in string_lists(text):
-        lead = _FENCE_OPENING.sub("", text[max(0, start - _LEAD) : start].rstrip()).rstrip()
+        lead = _FENCE_OPENING.sub("", _lead(text, start).rstrip()).rstrip()
         sentence = _last_sentence(lead)
         if (
             not _INSIDE.search(sentence)
@@ -302,7 +318,7 @@ def _first_asked(text: str) -> tuple[_Found | None, _Found | None]:
         is_schema = _is_schema(value)
         if not is_schema and (example is not None or not _is_example(value)):
             continue
-        if not _introduced(text[max(0, start - _LEAD) : start]):
+        if not _introduced(_lead(text, start)):
             continue
         if is_schema:
             return _Found(value, start, end), example
