@@ -216,3 +216,30 @@ def test_a_list_longer_than_its_bound_is_one_object_of_the_first_fields() -> Non
     assert len(found) == 1
     assert list(found[0].schema["properties"]) == [f"field{n}" for n in range(64)]
     assert text[found[0].start : found[0].end] == lines
+
+
+@pytest.mark.parametrize(
+    ("holds", "held"),
+    [
+        ('a single property named "task" containing the updated task object', "object"),
+        ('a "task" property containing an array of task objects', "array"),
+    ],
+    ids=["one_object", "array"],
+)
+def test_a_wrapper_holds_one_object_or_an_array_as_its_sentence_says(holds: str, held: str) -> None:
+    """Taskmaster's update-task wants "a single property named "task" containing the
+    updated task object", its parse-prd an array of them: the shape is the property's value
+    itself, or the items of an array of them (`described.Wrapper.array`)."""
+    shape = '{\n  "id": number,\n  "title": string\n}'
+    found = asked_json(
+        f"Your response must be a JSON object with {holds}.",
+        f"Each task should follow this JSON structure:\n{shape}",
+    )
+    task = {
+        "type": "object",
+        "properties": {"id": {"type": "number"}, "title": {"type": "string"}},
+        "required": ["id", "title"],
+    }
+    value = task if held == "object" else {"type": "array", "items": task}
+    assert found is not None
+    assert found.schema == {"type": "object", "properties": {"task": value}, "required": ["task"]}
