@@ -73,7 +73,8 @@ def _prompt(
         output_exclusive=constraint.exclusive,
         last_called=last_called(messages),
         system=system_text(messages),
-        shown_id=shown_id(called_ids(messages), user),
+        # read only where a call may fill an id field: every earlier call is parsed
+        shown_id=shown_id(called_ids(messages), user) if specs else None,
         asked=latest_ask(messages, body, user),
     )
 
