@@ -101,3 +101,16 @@ def test_a_plain_ask_reads_as_before(start_sim: Callable[..., SimThread]) -> Non
     message = chat_reply(sim, body)
     (call,) = message.tool_calls
     assert call.function.name == "Bash"
+
+
+def test_a_forced_call_naming_no_tool_skips_the_subagents_tool(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """A call forced by `"required"` where the ask names no tool goes to the first offered
+    tool that starts no subagent (`delegation.first_index`): `Bash`, not `Agent`, which
+    would start a subagent for an ask that wanted none."""
+    body = recorded("claude-code-router-2.0.0/translate-ask.json")
+    assert [tool["function"]["name"] for tool in body["tools"][:2]] == ["Agent", "Bash"]
+    message = chat_reply(start_sim(), body | {"tool_choice": "required"})
+    (call,) = message.tool_calls
+    assert call.function.name == "Bash"
