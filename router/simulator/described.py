@@ -162,17 +162,21 @@ class _Reader:
             return self.members(depth)
         if char == "[":
             return self.items(depth)
-        if char == '"':
-            return self.alternatives(self.quoted())
-        number = _NUMBER.match(self.text, self.at)
+        number = _NUMBER.match(self.text, self.at)  # never at a quote
         if number is not None:
             self.at = number.end()
             return {"type": "number" if number.group(1) else "integer"}
+        return self.alternatives(self.option())
+
+    def option(self) -> dict[str, Any]:
+        """A quoted value (`quoted`) or a bare word (`named`): a value, or one of `|`'s."""
+        if self.text.startswith('"', self.at):
+            return self.quoted()
         word = _WORD.match(self.text, self.at)
         if word is None:
             raise _NotShape
         self.at = word.end()
-        return self.alternatives(self.named(word.group()))
+        return self.named(word.group())
 
     def members(self, depth: int) -> dict[str, Any]:
         """An object's members up to its closing brace, commas or line ends between them."""
@@ -265,14 +269,7 @@ class _Reader:
                 return chosen
             self.loose = True
             self.inline_space()
-            if self.text.startswith('"', self.at):
-                option = self.quoted()
-            else:
-                word = _WORD.match(self.text, self.at)
-                if word is None:
-                    raise _NotShape
-                self.at = word.end()
-                option = self.named(word.group())
+            option = self.option()
             if chosen.get("type") == "null":
                 chosen = option
         raise _NotShape
