@@ -174,19 +174,25 @@ class Resilience:
         self.health.failed_requests.remember(record, FAILURE_KINDS, self._configured)
         if record.outcome != "ok" or not record.backend or not record.conversation:
             return
-        # Not forced by name, and not a detour: a conversation the local backend's passing
-        # trouble sent to the cloud comes back once it is well (an earlier pin stays).
-        if record.auto_routed and not record.detour and self._configured(record.backend):
-            if not pins(record, self.table):
-                return
-            self.table.ttl_s = self.settings.sticky_ttl_s
+        if not record.auto_routed or not self._configured(record.backend):
+            return  # forced by name: the caller's choice, which neither makes nor keeps a pin
+        self.table.ttl_s = self.settings.sticky_ttl_s
+        if record.detour:
+            # A conversation the local backend's passing trouble sent to the cloud comes back
+            # once it is well: its pin stays, and lives while the conversation does (a
+            # 30-minute outage of detours let the pin expire, and the turn after it was
+            # routed afresh). A side request's detour too, as one on the pinned backend
+            # restarts it (`pins`): it shows the conversation going and moves nothing.
+            self.table.kept_again(record.conversation)
+        elif pins(record, self.table):
             self.table.remember(record.conversation, record.backend)
 
     def _circuit_changed(self, backend: str, before: Circuit, after: Circuit) -> None:
         """Its conversations stay pinned to it: the policy puts a pin first only while it is
-        well, and a turn served elsewhere meanwhile is a detour, which pins nothing. Dropped
-        here, one turn of a cloud-first intent during a 10 s outage pinned the session to the
-        cloud, every later turn with it, for the sliding TTL (found in review)."""
+        well, and a turn served elsewhere meanwhile is a detour, which pins nothing and keeps
+        the pin's TTL going (`record_finished`). Dropped here, one turn of a cloud-first
+        intent during a 10 s outage pinned the session to the cloud, every later turn with
+        it, for the sliding TTL (found in review)."""
         if after == "closed":
             self._windows_due.pop(backend, None)  # back from an outage: maybe a new model
         self.show_state(backend)

@@ -47,6 +47,19 @@ class Table(Generic[V]):
         self._entries.move_to_end(conversation)
         self._trim()
 
+    def kept_again(self, key: str) -> V | None:
+        """What `key` holds, its TTL restarted and kept as the newest, as `remember` of the
+        same value does; none, no entry is made. A pin whose conversation goes on elsewhere,
+        a detour (`Resilience.record_finished`), lives on; a read of a stored conversation
+        (`router.stored_items`: `related`, `history`) keeps each of its turns and answers
+        again, thousands of entries for an agent's tool loop, without taking them out and
+        counting their bytes (`SizedTable`) out and in again."""
+        value = self.get(key)
+        if value is not None:
+            self._entries[key] = (value, self.clock() + self.ttl_s)
+            self._entries.move_to_end(key)
+        return value
+
     def resize(self, ttl_s: float, max_entries: int) -> None:
         """New settings from a reload: a TTL of 0 forgets everything, a smaller table its
         oldest entries, and every entry's expiry moves with the TTL, which counts from the

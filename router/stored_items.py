@@ -159,17 +159,6 @@ class SizedTable(Table[bytes]):
         while self.bytes > self.max_bytes and self._entries:
             self._left(self._entries.popitem(last=False)[1][0])
 
-    def kept_again(self, key: str) -> bytes | None:
-        """What `key` holds, its age restarted and kept as the newest, as `remember` of the
-        same value does, without taking it out and counting its bytes out and in again: a
-        read of a conversation (`related`, `history`) keeps each of its turns and answers
-        again, thousands of entries for an agent's tool loop."""
-        value = self.get(key)
-        if value is not None:
-            self._entries[key] = (value, self.clock() + self.ttl_s)
-            self._entries.move_to_end(key)
-        return value
-
     def _left(self, value: bytes) -> None:
         self.bytes -= len(value)
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from router.resilience import Resilience
 from tests.harness import Running, RunningRouter, sdk
 from tests.resilience.conftest import circuit, until
 from tests.resilience.test_sticky_detour import MATH, SYSTEM, TASK, Agent, started
@@ -43,6 +44,39 @@ def test_a_session_pinned_to_local_comes_back_after_its_outage_whatever_its_inte
         assert agent.turn() == "cloud"
         until(lambda: circuit(proxy.root, "local") == "closed", what="local's circuit closed")
         assert [agent.turn(), agent.turn(MATH, route=CLOUD_FIRST)] == ["local", "local"]
+
+
+def test_a_session_outlasting_its_pins_ttl_in_detours_keeps_its_pin(
+    pair: dict[str, Running], tmp_path: Path
+) -> None:
+    """Each detour restarts the pin's TTL: three turns during local's outage, each 0.6 of the
+    TTL after the last, and local's pin, past its first TTL twice over, still holds a math
+    turn (a cloud-first route) once local is back. Left as the pinning turn set it, the pin
+    ran out in a long outage of an active session, and that turn went to the cloud, the
+    session with it (a task switching models mid-way). The sticky table's clock is stepped
+    by hand, no sleep."""
+    with started(pair, tmp_path) as (proxy, collect):
+        resilience = proxy.components.gateway.state_source
+        assert isinstance(resilience, Resilience)
+        table = resilience.table
+        real_clock, now = table.clock, [table.clock()]
+        table.clock = lambda: now[0]
+        try:
+            agent = Agent(proxy, collect, session="agent-14")
+            assert agent.turn() == "local"
+            pair["local"].control("faults", {"down": True, "for_s": 8.0})  # its port closes
+            until(lambda: circuit(proxy.root, "local") == "open", what="local's circuit open")
+            for ask in (MATH, None, MATH):
+                now[0] += table.ttl_s * 0.6
+                if ask:
+                    assert agent.turn(ask, route=CLOUD_FIRST) == "cloud"
+                else:
+                    assert agent.turn() == "cloud"
+            until(lambda: circuit(proxy.root, "local") == "closed", what="local's circuit closed")
+            now[0] += table.ttl_s * 0.6
+            assert agent.turn(MATH, route=CLOUD_FIRST) == "local"
+        finally:
+            table.clock = real_clock
 
 
 def test_a_cloud_first_turn_while_the_pins_trial_waits_does_not_move_the_pin(

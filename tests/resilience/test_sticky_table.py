@@ -85,3 +85,18 @@ def test_a_reloaded_ttl_counts_from_each_conversations_last_turn() -> None:
     table.resize(3600, 10)
     clock.now = 570 + 3599
     assert table.get("recent") == "local"
+
+
+def test_kept_again_restarts_a_pins_ttl_and_makes_none() -> None:
+    """A detour's turn keeps its conversation's pin, its backend as it was, and pins nothing
+    where there was none, nor brings back one that has run out."""
+    clock = Clock()
+    table = StickyTable(ttl_s=10, max_entries=100, clock=clock)
+    table.remember("pinned", "local")
+    table.remember("gone", "local")
+    clock.now = 8
+    assert table.kept_again("pinned") == "local"
+    assert table.kept_again("never") is None and table.get("never") is None
+    clock.now = 15
+    assert (table.get("pinned"), table.kept_again("gone")) == ("local", None)
+    assert len(table) == 1
