@@ -9,7 +9,7 @@ markdown codeblock:" and the schema in a ```json fence; LangChain Python's
 instance that conforms to the JSON schema below." and end "Here is the output schema:" (in
 langchain-core 1.x "Here is the output schema (shown in a code block for readability only
 ...):") and the schema in a plain fence, pydantic's with its `type` and `title` taken out.
-The sentence leading into the schema asks for no JSON by itself, so `prompted._introduced`
+The sentence leading into the schema asks for no JSON by itself, so `lead_in.introduced`
 passed both over, and the simulator answered prose or a Python block: every n8n node that
 returns JSON failed in demo mode ("Model output doesn't fit required format", found in a
 live review).

@@ -11,29 +11,21 @@ JSON object that's compatible with this schema:". A model answers an instance of
 schema; the simulator answered `{"answer": …}`, prose or a code block, and every such call
 failed validation until instructor gave up (found in review).
 
-A schema counts only where the sentence leading into it asks for the answer in JSON (a
-verb of answering and "json", `_introduced`), and not where it is a tool's: prompts that
-frame the answer in a text format of their own are passed over whole (ReAct's `Action:` /
-`Action Input:` lines, DSPy's `[[ ## field ## ]]` markers, `_FRAMED`), and so is a schema
-introduced by a tool listing (LlamaIndex's `Tool Args:`, crewAI's `Tool Arguments:`,
-"parameters"). Taking any object schema with "json" somewhere around it, the simulator
-answered LlamaIndex's ReActAgent and crewAI's ReAct prompts with the tool's arguments as
-JSON (`{"a": 1, "b": 1}`), which LlamaIndex took for the agent's final answer (found in
-review).
+A schema counts only where the sentence leading into it asks for the answer in JSON, and
+not where it is a tool's or the user's own (`lead_in.introduced`, which reads that sentence
+apart from the forms here): prompts that frame the answer in a text format of their own are
+passed over whole (ReAct's `Action:` / `Action Input:` lines, DSPy's `[[ ## field ## ]]`
+markers, `_FRAMED`), where the simulator answered LlamaIndex's ReActAgent and crewAI's ReAct
+prompts with the tool's arguments as JSON, which LlamaIndex took for the agent's final
+answer (found in review).
 
 A prompt may instead show the answer's shape by example (Open WebUI's background tasks:
 "JSON format: { "title": "your concise title here" }", `{ "tags": ["tag1", "tag2"] }`,
 "Strictly return in JSON format: { "queries": [...] }"): an object of plain values, no
-schema's keywords, introduced the same way (`_introduced`), is the answer's shape when no
-schema is asked for in either text. Answered with prose or a Python block, Open WebUI kept
-every chat's first message as its title and got no tags or follow-ups in demo mode (found
-in review).
-
-JSON the user shows is no example of the answer: with "response" and "output" taken for
-verbs of answering, "Explain what this JSON response means: {"error": "not_found", "code":
-404}" got `{"error": "Its request", "code": 404}`, and "Format this JSON nicely: {...}" its
-values replaced by words (found in review). So the sentence must ask for the answer
-(`_ANSWER`), and one asking something be done to the JSON shown never does (`_ABOUT`).
+schema's keywords, introduced the same way (`lead_in.introduced`), is the answer's shape
+when no schema is asked for in either text. Answered with prose or a Python block, Open
+WebUI kept every chat's first message as its title and got no tags or follow-ups in demo
+mode (found in review).
 
 LangChain's output parsers lead into their schema with a sentence of their own that asks for
 no JSON by itself ("Include the enclosing markdown codeblock:"): their instructions are read
@@ -45,6 +37,9 @@ Two forms are shown by example without a JSON object introduced as the answer
 `[CONTENT]...[/CONTENT]`), the answer's form wherever the text shows one so, and a JSON list
 of strings that the sentence leading into it asks the answer be (gpt-researcher's "respond
 with a list of strings in the following format: [...]", `_listed`), looked for last.
+
+This module is which of the forms the texts show is the answer's, and in what order they
+are tried; whether a sentence asks for a form is `lead_in`'s, one reading for all of them.
 
 The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
 over at the cost of a substring search, longer ones than `LONGEST` not read, and the decoding
@@ -63,61 +58,17 @@ from router.simulator.baml_schema import baml_schema
 from router.simulator.described import Described, Wrapper, described_shapes, wrappers
 from router.simulator.field_lists import listed_fields
 from router.simulator.format_instructions import instructed
-from router.simulator.shown_forms import (
-    LONGEST,
-    PARAGRAPH_SENTENCE_END,
-    decoded,
-    string_lists,
-    wrapped_examples,
-)
+from router.simulator.lead_in import introduced, list_asked, names
+from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
 
-_LEAD = 400  # characters before a schema read for the sentence that introduces it
 _OPENING = re.compile(r'(?=\{\s*")')  # where a JSON object with members can begin
-_JSON = re.compile(r"\bjson", re.I)
 _FENCED = re.compile(r"```json|\bcode ?block", re.I)  # not "no Markdown fencing"
-# what asks for the answer itself in JSON, beside "json" in the sentence: a verb of answering
-# ("respond with", "provide the parsed objects", "return valid JSON only"), "output" as one
-# ("output as JSON"), the answer named as the model's ("your response must be"), or a
-# template's heading (Open WebUI's "### Output:\nJSON format:"). Not "response" or "output"
-# as nouns alone: "Explain what this JSON response means: {...}" names the user's content
-# (found in review)
-_ANSWER = re.compile(
-    r"\b(?:respond|reply|answer|return|provide|produce|give|write)\b"
-    r"|\boutput\s+(?:as|in|only|a|an|the|valid|strict|raw|json)\b"
-    r"|\byour\s+(?:final\s+)?(?:response|answer|output|reply)\b"
-    r"|\b(?:response|answer|output|reply)\s+(?:must|should|shall|will|needs?\s+to|has\s+to)\b"
-    r"|(?:\A|\n)[ \t#*>-]*json\s+format\s*:\s*\Z",
-    re.I,
-)
-# a sentence asking something be done to the JSON it shows ("Explain what this JSON response
-# means:", "Format this JSON nicely:"): the verb, up to three words not leading to a target
-# ("convert the text to JSON" asks for JSON) or away ("in the format of this JSON"), "json"
-_ABOUT = re.compile(
-    r"\b(?:explain|format|reformat|fix|parse|validate|convert|correct|repair|debug|describe"
-    r"|summari[sz]e|analy[sz]e|interpret|review|check|prettify|pretty-print|minify|translate"
-    r"|transform|rewrite|clean|edit|modify|read|what)\b"
-    r"(?:\s+(?!(?:to|into|as|in|with|and|then|using|from|of|like)\b)[\w'-]+){0,3}\s+json\b",
-    re.I,
-)
-# a list of strings asked for in a form shown: "a list of strings in the following format:",
-# "a JSON array like", "an array of queries, e.g." (with `_ANSWER`, `_listed`)
-_LIST_ASK = re.compile(
-    r"\b(?:list|array)\b.*(?:\b(?:format|json|like|such\s+as|example|shown|follows)\b|\be\.g\.)"
-    r"|\bjson\b.*\b(?:list|array)\b",
-    re.I | re.S,
-)
-# a list written as a value inside other JSON (a schema's `"required": [...]`), not shown alone
-_INSIDE = re.compile(r'(?:"\s*:|[\[,])\s*\Z')
-# words of a tool listing: a schema they introduce is a tool's input, not the answer
-_TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|functions?)\b", re.I)
 # text formats an answer must keep to (ReAct's lines, DSPy's field markers): a schema in
 # such a prompt is never the whole answer's
 _FRAMED = re.compile(r"^[ \t]*Action(?: Input)?[ \t]*:|\[\[ ## \w+ ## \]\]", re.M | re.I)
 _NESTED = 4  # levels of arrays and objects an example object may hold
 _TYPES = frozenset(("object", "array", "string", "number", "integer", "boolean", "null"))
 _COMBINED = ("anyOf", "oneOf", "allOf")  # a schema's keys holding a list of schemas
-_SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape|fields)\b", re.I)
-_FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
 @dataclass(frozen=True, slots=True)
@@ -138,11 +89,11 @@ class Asked:
 
 def asked_json(user: str, system: str) -> Asked | None:
     """The JSON schema the latest user text or the system text (in that order) introduces
-    as the form of the answer (`_introduced`): an object schema (`"type": "object"` and its
-    `properties`), or any schema LangChain's format instructions show (`format_instructions`);
-    where neither introduces one, the first example object either introduces
-    (`_is_example`). None where neither does, or where either frames the answer in a text
-    format of its own (`_FRAMED`)."""
+    as the form of the answer (`lead_in.introduced`): an object schema (`"type": "object"`
+    and its `properties`), or any schema LangChain's format instructions show
+    (`format_instructions`); where neither introduces one, the first example object either
+    introduces (`_is_example`). None where neither does, or where either frames the answer
+    in a text format of its own (`_FRAMED`)."""
     asked = _first_of(user, system)
     # the text formats are looked for last: most prompts ask for no JSON at all
     if asked is None or framed(user, system):
@@ -189,7 +140,7 @@ def _described(user: str, system: str) -> Asked | None:
     "a JSON object with a "tasks" property containing an array of task objects") and the
     sentence leading into the shape names that noun ("Each task should follow this JSON
     structure:"); else the shape itself where the sentence leading into it asks for the
-    answer in JSON (`_introduced`)."""
+    answer in JSON (`lead_in.introduced`)."""
     if "json" not in user.lower() and "json" not in system.lower():
         return None
     shapes = [
@@ -205,7 +156,7 @@ def _described(user: str, system: str) -> Asked | None:
             if wrapped is not None:
                 return wrapped
     for shown, other, shape in shapes:
-        if _introduced(_lead(shown, shape.start)):
+        if introduced(shown, shape.start):
             return _shape_asked(shape.schema, (shown, other, shape), user)
     return None
 
@@ -215,12 +166,12 @@ _Shown = tuple[str, str, Described]  # a text, the other text, a shape it descri
 
 def _wrapping(text: str, wrapper: Wrapper, shapes: list[_Shown], user: str) -> Asked | None:
     """The first of `shapes` wrapped in `wrapper`'s property, where the sentence leading
-    into the wrapper asks for JSON (`_introduced`) and the one leading into the shape names
-    the wrapper's noun (`_names`); else None."""
-    if not _introduced(_lead(text, wrapper.start)):
+    into the wrapper asks for JSON (`lead_in.introduced`) and the one leading into the shape
+    names the wrapper's noun (`lead_in.names`); else None."""
+    if not introduced(text, wrapper.start):
         return None
     for shown, other, shape in shapes:
-        if _names(_lead(shown, shape.start), wrapper.noun):
+        if names(shown, shape.start, wrapper.noun):
             held = {"type": "array", "items": shape.schema} if wrapper.array else shape.schema
             schema = {
                 "type": "object",
@@ -238,12 +189,6 @@ def _shape_asked(schema: dict[str, Any], found: _Shown, user: str) -> Asked:
     return Asked(schema, fenced, span=_span(shown, user, shape))
 
 
-def _lead(text: str, start: int) -> str:
-    """The `_LEAD` characters of `text` before `start`: where the sentence introducing what
-    is written there is read."""
-    return text[max(0, start - _LEAD) : start]
-
-
 class _Written(Protocol):
     """Where a text writes what was found in it."""
 
@@ -259,14 +204,6 @@ def _span(text: str, user: str, found: _Written | None) -> tuple[int, int] | Non
     return (found.start, found.end) if found is not None and text is user else None
 
 
-def _names(lead: str, noun: str) -> bool:
-    """Whether the sentence `lead` ends with names `noun` and a shape ("Each task should
-    follow this JSON structure:")."""
-    sentence = _last_sentence(lead)
-    named = re.search(r"\b" + re.escape(noun) + r"s?\b", sentence, re.I)
-    return bool(named and _SHAPE_WORD.search(sentence))
-
-
 def _wrapped(text: str) -> Asked | None:
     """The first example object `text` shows between markers as the answer's form
     (`shown_forms.wrapped_examples`, MetaGPT's `[CONTENT]...[/CONTENT]`), a plain value
@@ -277,20 +214,11 @@ def _wrapped(text: str) -> Asked | None:
 
 def _listed(text: str, other: str) -> Asked | None:
     """The first JSON list of strings `text` shows where the sentence leading into it asks
-    for the answer as a list in a form shown (`_LIST_ASK`; gpt-researcher's "You must
-    respond with a list of strings in the following format: ["query 1", ...]"), as
-    `_introduced` reads a sentence but for a list or array, not JSON, named; not one inside
-    other JSON (`_INSIDE`: ragas's schema's `"required": ["statements"]`)."""
+    for the answer as a list in a form shown (`lead_in.list_asked`; gpt-researcher's "You
+    must respond with a list of strings in the following format: ["query 1", ...]"), not
+    one inside other JSON (ragas's schema's `"required": ["statements"]`)."""
     for value, start, end in string_lists(text):
-        lead = _FENCE_OPENING.sub("", _lead(text, start).rstrip()).rstrip()
-        sentence = _last_sentence(lead)
-        if (
-            not _INSIDE.search(sentence)
-            and _LIST_ASK.search(sentence)
-            and _ANSWER.search(sentence)
-            and not _ABOUT.search(sentence)
-            and not _TOOLISH.search(sentence)
-        ):
+        if list_asked(text, start):
             return Asked(None, _fenced(text, _Found({}, start, end), other), value)
     return None
 
@@ -318,31 +246,12 @@ def _first_asked(text: str) -> tuple[_Found | None, _Found | None]:
         is_schema = _is_schema(value)
         if not is_schema and (example is not None or not _is_example(value)):
             continue
-        if not _introduced(_lead(text, start)):
+        if not introduced(text, start):
             continue
         if is_schema:
             return _Found(value, start, end), example
         example = _Found(value, start, end)
     return None, example
-
-
-def _introduced(lead: str) -> bool:
-    """Whether the sentence `lead` ends with (the text just before a schema, less a fence
-    opening) asks for the answer in JSON (`_ANSWER`), and neither asks something be done to
-    the JSON shown (`_ABOUT`) nor names a tool, action or arguments."""
-    lead = _FENCE_OPENING.sub("", lead.rstrip()).rstrip()
-    sentence = _last_sentence(lead)
-    return bool(
-        _JSON.search(sentence)
-        and _ANSWER.search(sentence)
-        and not _ABOUT.search(sentence)
-        and not _TOOLISH.search(sentence)
-    )
-
-
-def _last_sentence(lead: str) -> str:
-    """The sentence the text `lead` ends with (the one leading into what follows it)."""
-    return PARAGRAPH_SENTENCE_END.split(lead.rstrip())[-1]
 
 
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:

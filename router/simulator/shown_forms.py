@@ -6,7 +6,7 @@ the following format: ["query 1", "query 2", "query 3"]. The response should con
 the list." and reads the answer with `json_repair.loads`: the simulator answered prose, which
 read as a string, and the run stopped at `'str' object has no attribute 'append'` (found in
 a live review). Here are the JSON arrays of strings a text holds (`string_lists`); the
-sentence leading into one must ask for the answer as a list (`prompted._listed`).
+sentence leading into one must ask for the answer as a list (`lead_in.list_asked`).
 
 MetaGPT 0.8.2 shows its action nodes' answers as "## format example\n[CONTENT]\n{...}
 \n[/CONTENT]" and asks "Format: output wrapped inside [CONTENT][/CONTENT] like format

@@ -187,7 +187,7 @@ def test_a_wrapper_holds_only_a_shape_whose_sentence_names_its_noun_and_a_shape(
     lead: str,
 ) -> None:
     """The "tasks" wrapper asked for, and a shape whose sentence names another noun, or
-    names the task but no shape (`prompted._names`): the shape is not put in the wrapper."""
+    names the task but no shape (`lead_in.names`): the shape is not put in the wrapper."""
     shape = '{\n  "id": number,\n  "name": string\n}'
     ask = 'Respond with a JSON object with a "tasks" property containing an array of task objects.'
     found = asked_json(ask, f"{lead}\n{shape}")

@@ -8,7 +8,7 @@ first message and no chat got tags or follow-ups (found in a live review). The b
 ones it sent (`tests/fixtures/open-webui-0.12.4.md`), through the official SDK; the answer is
 read as Open WebUI reads it, the key it asked for out of the JSON.
 
-An example counts only where a schema would (`prompted._introduced`): the sentence leading
+An example counts only where a schema would (`lead_in.introduced`): the sentence leading
 into it asks for the answer in JSON, it names no tool, and the prompt frames its answer in no
 text format of its own (ReAct's `Action Input:`, DSPy's `[[ ## field ## ]]`)."""
 

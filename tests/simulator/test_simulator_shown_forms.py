@@ -12,7 +12,7 @@ they sent (`tests/fixtures/gpt-researcher-0.15.1.md`, `tests/fixtures/metagpt-0.
 through the official SDK; the answers are read as the apps read them.
 
 The asks are recognised by their words, not by the apps: a sentence asking for the answer
-as a list in a form shown (`prompted._listed`), markers of any name around an object that a
+as a list in a form shown (`lead_in.list_asked`), markers of any name around an object that a
 heading or a sentence asking for the output names (`shown_forms.wrapped_examples`)."""
 
 from __future__ import annotations
