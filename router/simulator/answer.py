@@ -35,7 +35,7 @@ from router.simulator.arithmetic import math_answer
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
-from router.simulator.tool_calls import chooser, named_agent, tool_call, unasked_subagent
+from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -73,7 +73,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
     calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
-    calls = calls and not unasked_subagent(prompt)
+    call = chosen_call(prompt) if calls else None  # None: a subagent the ask never named
+    calls = call is not None
     if prompt.output_choice and not calls:
         return Reply(text=prompt.output_choice[0])
     if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
@@ -85,8 +86,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=structured(schema, prompt.user, chooser(prompt), named_agent(prompt)))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
-    if calls:
-        return Reply(tool_calls=(tool_call(prompt),))
+    if call is not None:
+        return Reply(tool_calls=(call,))
     read = ends(prompt.ask)
     # a ReAct or DSPy prompt asking for SQL keeps the answer it got: a bare query is no
     # answer in its format either (`prompted.framed`)

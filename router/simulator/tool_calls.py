@@ -37,7 +37,23 @@ def tool_call(prompt: Prompt) -> ToolCall:
     tool = next((t for t in prompt.tools if t.name == prompt.forced_tool), None)
     if tool is not None:
         return ToolCall(tool.name, json.dumps(_arguments(tool, prompt)))
-    asked = _asked_tool(prompt)  # read once: the ask's names are scanned for each tool
+    return _unforced_call(prompt, _asked_tool(prompt))
+
+
+def chosen_call(prompt: Prompt) -> ToolCall | None:
+    """The call a model makes where it may answer text instead (no call forced): `tool_call`'s,
+    but None where the first offered tool starts a subagent and the ask names no tool, the
+    answer then text (`delegation`: Claude Code offers `Agent` first, and the simulator's
+    default call of it nested subagents four deep). The asked tool is read once for both:
+    the ask's words are scanned against every offered name (`_asked_tool`)."""
+    asked = _asked_tool(prompt)
+    if asked is None and delegates(prompt.tools[0].schema):
+        return None
+    return _unforced_call(prompt, asked)
+
+
+def _unforced_call(prompt: Prompt, asked: ToolSpec | None) -> ToolCall:
+    """A call of `_next_tool`'s tool, given the tool the ask names (`asked`)."""
     tool = _next_tool(prompt, asked)
     found = evaluate_first(ends(prompt.ask)) if tool is asked else None
     expression = expression_arguments(tool.schema, found[0].strip()) if found else None
@@ -111,13 +127,6 @@ def _next_tool(prompt: Prompt, asked: ToolSpec | None) -> ToolSpec:
         default = prompt.tools[first_index([tool.schema for tool in prompt.tools])]
         return asked or default
     return prompt.tools[min(names.index(prompt.last_called) + 1, len(names) - 1)]
-
-
-def unasked_subagent(prompt: Prompt) -> bool:
-    """Whether the first offered tool starts a subagent and the ask names no tool: the
-    answer is then text, unless a call is forced (`delegation`: Claude Code offers `Agent`
-    first, and the simulator's default call of it nested subagents four deep)."""
-    return delegates(prompt.tools[0].schema) and _asked_tool(prompt) is None
 
 
 def every_tool_call(prompt: Prompt) -> tuple[ToolCall, ...]:
