@@ -223,6 +223,8 @@ class LiteLLMBackend:
         defaults (extras litellm does not name go on to the provider's body), then the
         adapter's own, which nothing in a body can replace."""
         settings, timeouts = self.settings, self.settings.timeouts
+        # `reasoning` as OpenAI's fields before `given` picks them, which leave it out; the
+        # call in `prepare_body` then finds none (kept there for the other backends)
         picked = given(reasoning_for(settings, body, "chat"), settings.name, self._also_given)
         chat = prepare_body(settings, picked, "chat")
         if self.one_sampler_only:
