@@ -20,6 +20,7 @@ from router.api import (
     messages,
     openai,
     request_ids,
+    responses_count,
 )
 from router.components import Components, build
 from router.config import Config
@@ -116,6 +117,7 @@ def create_app(config: Config, components: Components | None = None) -> FastAPI:
     )
     app.include_router(openai.endpoints)
     app.include_router(messages.endpoints)
+    app.include_router(responses_count.endpoints)
     app.include_router(admin.endpoints)
     for extra in parts.extra_endpoints:
         app.include_router(extra)

@@ -219,11 +219,19 @@ class Gateway:
             fingerprint=print_,
         )
 
+    def planned(
+        self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
+    ) -> Call:
+        """The call `body` would become, checked, classified and planned as a request to
+        serve is, but not traffic: no span, no count, no record (`explain`, and
+        `/v1/responses/input_tokens`, which counts the conversation a turn would send)."""
+        return self._prepare(api, body, caller, headers, traffic=False)
+
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
     ) -> dict[str, Any]:
         """Where `body` would go and why, nothing sent (`router.explanation` adds the rest)."""
-        call = self._prepare(api, body, caller, headers, traffic=False)
+        call = self.planned(api, body, caller, headers)
         return {
             "intent": {
                 "label": call.plan.intent.label,

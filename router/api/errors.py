@@ -148,6 +148,7 @@ POSTED = (
     "/v1/chat/completions",
     "/v1/completions",
     "/v1/responses",
+    "/v1/responses/input_tokens",
     "/v1/messages",
     "/v1/messages/count_tokens",
 )

@@ -107,6 +107,10 @@ class Simulator:
             routes[("POST", "/v1/messages/count_tokens")] = lambda q, r: endpoints.count_tokens(
                 self, q, r
             )
+        if profile == "cloud":  # OpenAI's count; vLLM's Responses server has none
+            routes[("POST", "/v1/responses/input_tokens")] = lambda q, r: endpoints.input_tokens(
+                self, q, r
+            )
         if profile == "vllm":
             routes[("GET", "/health")] = lambda q, r: r.send(200, [], b"")
             routes[("GET", "/metrics")] = lambda q, r: endpoints.metrics(self, q, r)

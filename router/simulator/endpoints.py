@@ -144,6 +144,26 @@ async def count_tokens(sim: Simulator, req: Request, resp: Response) -> None:
     await resp.send(200, JSON, orjson.dumps(counted))
 
 
+async def input_tokens(sim: Simulator, req: Request, resp: Response) -> None:
+    """OpenAI's `/v1/responses/input_tokens` (the cloud profile's): the turn's input and
+    instructions counted as its Responses request counts them."""
+    try:
+        authorize(sim, req, "cloud")
+        body = parse_json(req.body, "cloud")
+    except ApiError as err:
+        await sim.send_error("cloud", err, resp)
+        return
+    items = body.get("input")
+    messages = [{"content": items}] if isinstance(items, str) else items
+    instructions = body.get("instructions")
+    counted = tokens.messages_tokens(
+        messages if isinstance(messages, list) else [],
+        instructions if isinstance(instructions, str) else "",
+    )
+    reply = {"object": "response.input_tokens", "input_tokens": counted}
+    await resp.send(200, JSON, orjson.dumps(reply))
+
+
 async def tokenize(sim: Simulator, req: Request, resp: Response) -> None:
     """vLLM's `/tokenize`: a chat (template applied, as chat counts it) or a plain prompt."""
     try:

@@ -1,0 +1,152 @@
+"""`POST /v1/responses/input_tokens` (the `openai` SDK's `responses.input_tokens.count`): kani
+asks it before every Responses request, and the router's 404 failed every one (found live,
+kani 1.10.0 with `api_type="responses"`). The official SDK against a real router over
+simulators: an estimate, the history of a response the router made over chat counted in,
+OpenAI's own count when OpenAI's API is in the plan, refusals as `/v1/responses` refuses,
+nothing recorded."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import openai
+import pytest
+
+from router.api import responses_count
+from router.config import parse
+from tests.agent_apis.stored_stack import client, config, seeded
+from tests.harness import Running, RunningRouter, collected, router
+
+ASK = "Write a Python function that reverses a list."
+FOLLOW = "Now add type hints to it."
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, Running]]:
+    with seeded(41) as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def over_chat(
+    servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    """Both backends speak chat only: the router makes every Response and keeps it."""
+    with router(parse(config(servers, tmp_path_factory.mktemp("count"), ["chat"]))) as running:
+        yield running
+
+
+def by_path(server: Running) -> dict[str, int]:
+    return dict(server.stats()["by_path"])
+
+
+def test_the_sdk_counts_a_turn_and_nothing_is_recorded(
+    over_chat: RunningRouter, servers: dict[str, Running]
+) -> None:
+    records, before = collected(over_chat), {n: by_path(s) for n, s in servers.items()}
+    raw = client(over_chat).responses.input_tokens.with_raw_response.count(
+        model="auto", input=ASK, instructions="Be terse."
+    )
+    counted = raw.parse()
+    assert counted.object == "response.input_tokens" and counted.input_tokens > 0
+    assert raw.headers["x-smf-estimated"] == "true"
+    assert "x-smf-backend" not in raw.headers  # no backend counted it
+    assert raw.headers["x-request-id"]
+    assert records.records == []  # a count is not a generation
+    assert {n: by_path(s) for n, s in servers.items()} == before  # no backend was asked
+
+
+def test_a_longer_input_counts_more(over_chat: RunningRouter) -> None:
+    sdk = client(over_chat)
+    short = sdk.responses.input_tokens.count(model="auto", input=ASK).input_tokens
+    tools: Any = [{"type": "function", "name": "f", "parameters": {"type": "object"}}]
+    longer = sdk.responses.input_tokens.count(model="auto", input=ASK * 20, tools=tools)
+    assert longer.input_tokens > short
+
+
+def test_a_turn_continuing_a_response_made_over_chat_counts_its_history(
+    over_chat: RunningRouter,
+) -> None:
+    """The router holds that conversation (`router.stored_items`): the turn would send it
+    whole, so its count holds it too."""
+    sdk = client(over_chat)
+    first = sdk.responses.create(model="auto", input=ASK * 10)
+    alone = sdk.responses.input_tokens.count(model="auto", input=FOLLOW).input_tokens
+    chained = sdk.responses.input_tokens.count(
+        model="auto", input=FOLLOW, previous_response_id=first.id
+    ).input_tokens
+    assert chained > alone + len(ASK * 10) // 8  # the first turn's input is in it
+
+
+def test_another_callers_response_is_not_found(over_chat: RunningRouter) -> None:
+    first = client(over_chat).responses.create(model="auto", input=ASK)
+    with pytest.raises(openai.BadRequestError) as caught:
+        client(over_chat, "bob").responses.input_tokens.count(
+            model="auto", input=FOLLOW, previous_response_id=first.id
+        )
+    assert caught.value.code == "previous_response_not_found"
+    assert first.id in caught.value.message
+
+
+@pytest.mark.parametrize(
+    ("body", "param"),
+    [
+        ({"model": "auto"}, "input"),
+        ({"input": ASK}, "model"),
+        ({"model": "auto", "input": ASK, "tools": {"a": 1}}, "tools"),
+        ({"model": "auto", "input": ASK, "instructions": 5}, "instructions"),
+    ],
+)
+def test_a_bad_body_is_an_openai_400_naming_the_field(
+    over_chat: RunningRouter, body: dict[str, Any], param: str
+) -> None:
+    response = httpx.post(
+        f"{over_chat.url}/responses/input_tokens",
+        json=body,
+        headers={"authorization": "Bearer key-a"},
+    )
+    assert response.status_code == 400
+    error = response.json()["error"]
+    assert error["type"] == "invalid_request_error" and error["param"] == param
+    assert response.headers["x-request-id"]
+
+
+def test_an_unknown_model_and_a_wrong_key_are_refused_as_on_responses(
+    over_chat: RunningRouter,
+) -> None:
+    sdk = client(over_chat)
+    with pytest.raises(openai.NotFoundError) as counted:
+        sdk.responses.input_tokens.count(model="no-such-model", input=ASK)
+    with pytest.raises(openai.NotFoundError) as created:
+        sdk.responses.create(model="no-such-model", input=ASK)
+    assert counted.value.message == created.value.message
+    wrong = openai.OpenAI(base_url=over_chat.url, api_key="nope", max_retries=0)
+    with pytest.raises(openai.AuthenticationError):
+        wrong.responses.input_tokens.count(model="auto", input=ASK)
+
+
+def test_openais_own_api_counts_exactly_and_vllm_is_not_asked(
+    servers: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A backend that is OpenAI's API (here the cloud simulator, taken for it) and speaks
+    Responses is asked for the count; vLLM, which has no such endpoint, never is."""
+    cloud_url = servers["cloud"].url
+    monkeypatch.setattr(responses_count, "openai_hosted", lambda url: url == cloud_url)
+    data = config(servers, tmp_path, ["responses"])
+    data["backends"][1]["apis"] = ["responses"]  # cloud, OpenAI's
+    before = {n: by_path(s) for n, s in servers.items()}
+    with router(parse(data)) as proxy:
+        sdk = client(proxy)
+        exact = sdk.responses.input_tokens.with_raw_response.count(model="cloud", input=ASK)
+        local = sdk.responses.input_tokens.with_raw_response.count(model="local", input=ASK)
+    assert exact.headers["x-smf-backend"] == "cloud"
+    assert exact.headers["x-smf-estimated"] == "false"
+    assert exact.parse().input_tokens > 0
+    assert local.headers["x-smf-estimated"] == "true"
+    after = {n: by_path(s) for n, s in servers.items()}
+    path = "/v1/responses/input_tokens"
+    assert after["cloud"].get(path, 0) == before["cloud"].get(path, 0) + 1
+    assert after["local"].get(path, 0) == before["local"].get(path, 0) == 0
