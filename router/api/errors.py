@@ -173,6 +173,13 @@ def no_such_endpoint(request: Request) -> str:
             f"smf-router does not serve {request.method} {path}: check the client's base URL,"
             f" which should end in /v1 (this request would then be {meant})."
         )
+    if path.startswith("/v1/responses/"):  # not another API: the rest of this one
+        return (
+            f"smf-router does not serve {request.method} {path}: of the Responses API it"
+            " serves POST /v1/responses and POST /v1/responses/input_tokens only. A stored"
+            " response is not retrieved, cancelled, deleted or compacted through the router;"
+            " continue one with previous_response_id, or send the whole input again."
+        )
     return (
         f"smf-router does not serve {request.method} {path}; it routes {SERVED}."
         " Point clients of other APIs (embeddings, audio, images) at a backend directly."

@@ -150,3 +150,18 @@ def test_openais_own_api_counts_exactly_and_vllm_is_not_asked(
     path = "/v1/responses/input_tokens"
     assert after["cloud"].get(path, 0) == before["cloud"].get(path, 0) + 1
     assert after["local"].get(path, 0) == before["local"].get(path, 0) == 0
+
+
+def test_an_unserved_responses_path_says_what_of_responses_is_served(
+    over_chat: RunningRouter,
+) -> None:
+    """Was told to point "other APIs (embeddings, audio, images)" at a backend."""
+    response = httpx.post(
+        f"{over_chat.url}/responses/compact",
+        json={"model": "auto", "input": ASK},
+        headers={"authorization": "Bearer key-a"},
+    )
+    assert response.status_code == 404
+    message = response.json()["error"]["message"]
+    assert "POST /v1/responses/input_tokens" in message
+    assert "embeddings" not in message
