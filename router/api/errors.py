@@ -11,6 +11,7 @@ from fastapi.responses import Response
 from starlette.exceptions import HTTPException
 
 from router import request as req
+from router.api import unserved
 from router.api.anthropic_paths import anthropic_path
 from router.api.headers import request_headers
 from router.attempt_errors import (
@@ -194,6 +195,9 @@ def install(app: FastAPI) -> None:
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         unrouted = exc.status_code == 404 and exc.detail == "Not Found"
+        if unrouted or exc.status_code == 405:  # the operator hears of it, sparingly
+            caller = unserved.caller_name(request.app.state.auth, request_headers(request.scope))
+            unserved.LINES.seen(request.method, request.url.path, exc.status_code, caller)
         error = RouterError(no_such_endpoint(request) if unrouted else str(exc.detail))
         error.status, error.type = exc.status_code, "invalid_request_error"
         error.code = "not_found" if exc.status_code == 404 else None

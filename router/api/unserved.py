@@ -1,0 +1,89 @@
+"""A WARNING line, now and then, for requests to a path (or method) the router does not serve.
+
+A client that keeps sending `POST /v1/embeddings` (an agent with one base URL for every
+API) gets a 404 that says what is served (`router.api.errors.no_such_endpoint`), but its
+operator saw nothing: only `rejected_requests_total{api="other"}` went up, which names no
+path. So the first such request of each method and path is logged, naming the caller when
+its key names one, then at most one line every `LOG_INTERVAL_S` per method and path,
+saying how many it stands for (`router.log_sparing.Sparing`). Never a body, a key or a
+query string: the path as routed, its first `PATH_CHARS` characters, escaped.
+
+Paths are the client's to choose: a scanner sends thousands. So at most `REMEMBERED` method
+and path pairs get lines of their own; every pair beyond them shares one `Sparing`, and is
+named only when it is the one that passes: memory and log lines stay bounded whatever
+arrives.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+
+from router.auth import Authenticator
+from router.errors import RouterError
+from router.log_sparing import Sparing
+
+log = logging.getLogger("smf_router.api")
+
+LOG_INTERVAL_S = 300.0
+REMEMBERED = 256
+PATH_CHARS = 200
+
+
+class Unserved:
+    """The lines of one process (its log is one); not locked: called on the event loop."""
+
+    def __init__(
+        self,
+        interval_s: float = LOG_INTERVAL_S,
+        remembered: int = REMEMBERED,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.interval_s = interval_s
+        self.remembered = remembered
+        self.clock = clock
+        self.pairs: dict[tuple[str, str], Sparing] = {}
+        self.others = Sparing(interval_s)  # every pair past `remembered`
+
+    def seen(self, method: str, path: str, status: int, caller: str | None) -> None:
+        """Say, sparingly, that `method path` was answered `status` (404, 405) for `caller`
+        (None: no key, or one the router does not hold)."""
+        shown = _shown(path)
+        lines = self.pairs.get((method, shown))
+        if lines is None and len(self.pairs) < self.remembered:
+            lines = self.pairs[(method, shown)] = Sparing(self.interval_s)
+        held = (lines or self.others).passes(self.clock())
+        if held is None:
+            return
+        log.warning(
+            "%d for %s %s (caller %s): the router does not serve it; the client may need "
+            "another base URL or a backend of its own (%d such lines held back since the "
+            "last%s; at most one every %.0f s, all counted in rejected_requests_total)",
+            status,
+            method[:16],
+            shown,
+            caller or "unknown",
+            held,
+            "" if lines else " for any of the paths past the first " + str(self.remembered),
+            self.interval_s,
+        )
+
+
+def _shown(path: str) -> str:
+    """The path as a log line may hold it: its first `PATH_CHARS` characters, anything not
+    printable escaped (a line of its own must not be forged from a path)."""
+    cut = path[:PATH_CHARS]
+    shown = cut if cut.isprintable() else cut.encode("unicode_escape").decode("ascii")
+    return shown + ("..." if len(path) > PATH_CHARS else "")
+
+
+LINES = Unserved()
+
+
+def caller_name(auth: Authenticator, headers: Mapping[str, str]) -> str | None:
+    """The name the request's key gives, or None (no key, a wrong one): only to name it."""
+    try:
+        return auth.caller(headers).name
+    except RouterError:  # a refused key names no one
+        return None
