@@ -15,8 +15,10 @@ Not every user message is an ask. Agents put their own texts in user turns
 tool messages: a user message with no words of the user's is passed over, for the latest
 and the first ask alike; nor, in Aider's requests (`classifier.aider.is_aiders`), are its
 example conversation and fixed messages, which come before a session's first ask, nor its
-reflections (`classifier.aider`), nor opencode's, Qwen Code's or OpenHands' own messages
-(`classifier.opencode`, `classifier.qwen`, `classifier.openhands`); of crush's,
+reflections (`classifier.aider`), nor opencommit's example diff and commit message, which open
+every request before the staged diff (`classifier.commit_message`), nor opencode's, Qwen
+Code's or OpenHands' own messages (`classifier.opencode`, `classifier.qwen`,
+`classifier.openhands`); of crush's,
 OpenHands' and Claude Code's title calls, the ask inside the fixed text is read
 (`classifier.crush`, `classifier.claude_code`), of
 gpt-engineer's improve ask, the request after the project's files (`classifier.gpt_engineer`),
@@ -52,6 +54,7 @@ from typing import Any, Literal, NamedTuple
 from classifier import (
     aider,
     browser_use,
+    commit_message,
     frameworks,
     kimi,
     mini_swe_agent,
@@ -191,6 +194,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
 def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     """The first user message that asks (`_asks`) among the first `SCAN_MESSAGES` messages,
     past Aider's example conversation and not one of its fixed messages (`classifier.aider`),
+    past opencommit's example pair (`classifier.commit_message.examples_end`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
     or a browser-use run's first request (`classifier.browser_use.run_asks`), or pi's
@@ -226,9 +230,12 @@ def _first(
     and whether an agent's text alone or Aider's messages were passed over on the way;
     `aiders`: the request is Aider's (`classifier.aider.is_aiders`), `framed` the frameworks
     told by its body (`_fixed`). instructor and Strands send their texts after the ask only:
-    for the first ask, without the body, none is passed over."""
+    for the first ask, without the body, none is passed over. opencommit's example pair is
+    passed over as Aider's examples are, but as no agent's text: a commit message's request
+    is no agent's session."""
     start = aider.examples_end(messages)  # none but in Aider's requests
-    harness = start > 0
+    harness = start > 0  # an agent's texts; opencommit's example pair is no agent's
+    start = start or commit_message.examples_end(messages, system)
     for index in range(start, min(len(messages), SCAN_MESSAGES)):
         message = messages[index]
         if role_of(message) != "user":

@@ -26,6 +26,10 @@ CODE_ANSWER = (
     " prompts, rawdog's script, ai-shell's command, revision or explanation prompt or"
     " gptcli's bash assistant"
 )
+COMMIT_MESSAGE = (
+    "commit_message: opencommit's or aicommits' prompt: a commit message for a git diff,"
+    " whatever the diff changes"
+)
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
@@ -59,6 +63,9 @@ class Fixed(NamedTuple):
 
 
 CODE_ANSWER_READING = Fixed("coding", FORCED_CONFIDENCE, CODE_ANSWER)
+# A code change described in git's form, as sure as a described shell command
+# (`classifier.commit_message`)
+COMMIT_MESSAGE_READING = Fixed("coding", FORCED_CONFIDENCE, COMMIT_MESSAGE)
 TOOL_STEP_READING = Fixed("tool_calling", FORCED_CONFIDENCE, TOOL_STEP)
 # No ask and no key to its session (`classifier.openhands`)
 CONDENSER_READING = Fixed("coding", FILE_CONFIDENCE, CONDENSER)

@@ -9,7 +9,8 @@ Besides the asks' texts, the view keeps what the request's shape says of its rep
 reading its app fixes whatever the ask (`RequestView.fixed`, one of `classifier.fixed`'s,
 found by `_FIXED`: a smolagents CodeAgent's step, Shell-GPT's shell or code role, Vanna's SQL
 prompt, jupyter-ai's `%%ai -f code`, gpt-engineer's prompts, rawdog's and ai-shell's ask for
-code, a DSPy ReAct step
+code, opencommit's and aicommits' prompts ask for a commit message, coding work whatever
+the diff changes, a DSPy ReAct step
 names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
 tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's, evalscope's) judges
@@ -42,6 +43,7 @@ from classifier import (
     ai_shell,
     beeai,
     browser_use,
+    commit_message,
     deepeval,
     dspy,
     evalscope,
@@ -73,6 +75,7 @@ from classifier.fixed import (
     BROWSER_COMPACTION_READING,
     BROWSER_STEP_READING,
     CODE_ANSWER_READING,
+    COMMIT_MESSAGE_READING,
     CONDENSER_READING,
     FIXED_FORM_READING,
     GRADER_READING,
@@ -253,6 +256,13 @@ def _answers_in_code(messages: list[Any], system: System) -> bool:
     )
 
 
+def _writes_commit_message(messages: list[Any], system: System) -> bool:
+    """Whether the request asks for a commit message for a git diff
+    (`classifier.fixed.COMMIT_MESSAGE`): opencommit's or aicommits', told by its system
+    prompt alone."""
+    return commit_message.writes_commit_message(system)
+
+
 def _picks_tool(messages: list[Any], system: System) -> bool:
     """Whether the request is a DSPy ReAct step (`classifier.fixed.TOOL_STEP`), told by its
     system prompt alone."""
@@ -281,6 +291,7 @@ def _grades(messages: list[Any], system: System) -> bool:
 # (`classifier.message.read_system`).
 _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (_answers_in_code, CODE_ANSWER_READING),
+    (_writes_commit_message, COMMIT_MESSAGE_READING),
     (_picks_tool, TOOL_STEP_READING),
     (openhands.summary_request, CONDENSER_READING),
     (browser_use.picks_actions, BROWSER_STEP_READING),

@@ -7,7 +7,8 @@ Marvin task's, where its end-turn tool is: `classifier.marvin`), a smolagents
 CodeAgent's request, whose reply must be code, coding work (`classifier.smolagents`), as are
 Shell-GPT's code roles', Vanna's SQL prompt's, gpt-engineer's, rawdog's and ai-shell's
 (`classifier.shell_gpt`, `classifier.vanna`, `classifier.gpt_engineer`, `classifier.rawdog`,
-`classifier.ai_shell`), and a
+`classifier.ai_shell`), and opencommit's and aicommits' requests, a commit message for a git
+diff whatever it changes (`classifier.commit_message`), and a
 DSPy ReAct step, whose reply must name a tool, a tool call (`classifier.dspy`), and
 OpenHands' condenser's summary request, which asks nothing, its agent's coding work
 (`classifier.openhands`); a browser-use agent step, whose reply is its next browser
@@ -51,6 +52,7 @@ from classifier.fixed import (  # noqa: F401 -- its reasons, imported from here 
     BROWSER_COMPACTION,
     BROWSER_STEP,
     CODE_ANSWER,
+    COMMIT_MESSAGE,
     CONDENSER,
     FILE_CONFIDENCE,
     FIXED_FORM,
