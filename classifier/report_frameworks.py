@@ -242,4 +242,16 @@ FRAMEWORKS_NOTE = """\
    assistant ("You output only valid and correct shell commands according to the user's
    prompt. ...") gives coding (0.97), rule-decided, as Shell-GPT's shell role does: read by
    topic, "What is 17% of 2300?" under it was math 0.87.
+   Commit-message generators (`classifier/commit_message.py`): opencommit (3.3.10) opens
+   every request with its system prompt ("You are to act as an author of a commit message
+   in git. Your mission is to create clean and comprehensive commit messages ..."), an
+   example diff of `src/server.ts` and its commit message; that pair, only right after that
+   prompt and with the reply after it, is passed over, so the staged diff is the first ask
+   and keys the commit (read as the first ask, it made every commit of a caller one
+   conversation, and a LaTeX diff's cloud pin sent later Python fixes to the cloud).
+   opencommit's prompts and aicommits' (3.4.0: its title prompt "Generate a concise git
+   commit message title in present tense ...", its body prompt "You are generating the
+   short body (description) of a git commit message. ...") give coding (0.97),
+   rule-decided (`commit_message`): read by topic, aicommits' poem-only commit was prose
+   0.55 and opencommit's LaTeX proof math 0.62.
 """
