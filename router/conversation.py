@@ -34,7 +34,7 @@ from classifier.code_puppy import without_summary
 from classifier.continue_cli import without_snapshot
 from classifier.failure_log import FailureLog
 from classifier.mastra import without_working_memory
-from classifier.message import System, read_system
+from classifier.message import System, read_system, scanned_texts
 from classifier.system_ask import system_asks
 from router.clock_text import CLOCK_SPAN, CLOCK_TEXT
 from router.record import Api
@@ -91,14 +91,14 @@ def conversation_key(
     (`classifier.asks.first_ask`), else the first of all: an agent's own texts before it
     are the same in every session of the agent's, and Aider's example conversation made all
     of a user's Aider sessions one conversation, pinned to the cloud by any one's cloud turn
-    (found in review). Its content is its user's words (`_users_words`): the first request's
-    first ask is the later ones'. Of gpt-engineer's improve ask, the request after the
-    project's files (`classifier.gpt_engineer.request_ask`): keyed by the files' first
-    characters, every ask on one project was one conversation (found in a live review). Of a
-    BeeAI ReActAgent's, its text, inside its wrapper or not (`classifier.beeai.react_words`):
-    its later turns hold it unwrapped, a text part as sent, and a chat's turns keyed apart. The
-    system prompt is read without its clock text (`clockless`): an agent that writes the
-    time into it keyed every turn apart. A
+    (found in review). Its content is its user's words (`_users_words`), whatever their shape
+    (`keyed`): the first request's first ask is the later ones'. Of gpt-engineer's improve
+    ask, the request after the project's files (`classifier.gpt_engineer.request_ask`): keyed
+    by the files' first characters, every ask on one project was one conversation (found in a
+    live review). Of a BeeAI ReActAgent's, its text, inside its wrapper or not
+    (`classifier.beeai.react_words`): its later turns hold it unwrapped, a text part as sent,
+    and a chat's turns keyed apart. The system prompt is read without its clock text
+    (`clockless`): an agent that writes the time into it keyed every turn apart. A
     smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
     steps sends another (none for its initial plan), and one run was four conversations
     (found in review); its task, which each reads as the first ask, keys the run, marked as
@@ -188,7 +188,7 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
             continue
         role = message.get("role")
         if role in ("system", "developer") and not (framed or alone is not None):
-            _hash_part(digest, clockless(_unchanging(str(said(message.get("content"))))))
+            _hash_part(digest, clockless(_unchanging(keyed(message.get("content")))))
         elif role == "user":
             first = message
             break
@@ -200,7 +200,8 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
         first = {"role": "user", "content": task}
     if isinstance(first, dict):  # as the classifier reads it, and the later requests hold it
         words = _users_words(first, messages, system, as_sent=marvin.framed(system))
-        _hash_part(digest, str(said(beeai.react_words(words, system)))[:KEY_CHARS])
+        # without white space at the end, as `_users_words` gives a string: a part's text too
+        _hash_part(digest, keyed(beeai.react_words(words, system)).rstrip()[:KEY_CHARS])
     return digest.hexdigest()
 
 
@@ -212,7 +213,7 @@ def _sent_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
     for message in messages:
         if isinstance(message, dict):
             role = message.get("role")
-            _hash_part(digest, f"{role}:{str(said(message.get('content')))[:KEY_CHARS]}")
+            _hash_part(digest, f"{role}:{keyed(message.get('content'))[:KEY_CHARS]}")
             if role == "user":
                 break
     return digest.hexdigest()
@@ -252,6 +253,27 @@ def _unchanging(system: str) -> str:
     return beeai.without_flags(system, KEY_CHARS + CLOCK_SPAN)
 
 
+def keyed(content: object) -> str:
+    """What a key hashes of `content` (a message's, or its ask's): its words, whatever their
+    shape. A string is itself; a part array the texts of its text parts, one a line, its other
+    parts (images, files) passed over, read as the classifier reads them
+    (`classifier.message.scanned_texts`: the first and the last 8 parts of a long array, a
+    thousand images are not each read): "X" and `[{"type": "text", "text": "X"}]` are one
+    conversation. Keyed as sent, they were two, and a client that sends an ask as a string,
+    then as parts in the history it resends, keyed every follow-up anew, its pin lost
+    (llama-stack 0.2.12's Responses API does, a math chat pinned to the cloud went local on
+    its second turn: found live; the OpenAI Agents SDK and the Vercel AI SDK convert between
+    the two too). A Responses input's `input_text` parts and a Messages request's text blocks
+    reach it as a chat view's text parts (`router.request.readable_view`), and key so too.
+    Content of no text (an image alone, none, an odd shape) is keyed by its shape as sent
+    (`said`), as before: the same parts sent again key alike."""
+    if isinstance(content, list):
+        texts = [text for text in scanned_texts(content) if text]
+        if texts:
+            return "\n".join(texts)
+    return str(said(content))
+
+
 def said(content: object) -> object:
     """`content` (a message's, or its ask's) without its parts' prompt-caching marks
     (`CACHE_MARKS`), which say nothing of what was said: litellm's
@@ -259,10 +281,10 @@ def said(content: object) -> object:
     one or two user messages' parts `cache_control`, so a session's first ask was marked on
     its first turn only and its key changed on the second (a BeeAI chat of three turns was
     two conversations, found running BeeAI Framework 0.1.85 through litellm). Content
-    without such a mark is `content` itself: its key is the one it always was. Its shape is
-    kept (a string stays a string, one text part a list): an app that turns a string into a
-    part only to mark it still keys its turns apart. A Messages request's blocks need none
-    of this: its chat view drops their `cache_control` (`router.translate.anthropic_request`)."""
+    without such a mark is `content` itself. Its text parts' marks no longer reach a key,
+    which hashes their text alone (`keyed`); the marks of content of no text still would. A
+    Messages request's blocks need none of this: its chat view drops their `cache_control`
+    (`router.translate.anthropic_request`)."""
     if not isinstance(content, list) or not any(_marked(part) for part in content):
         return content
     return [

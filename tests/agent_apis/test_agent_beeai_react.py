@@ -41,8 +41,9 @@ def test_a_react_agents_chat_over_two_turns_is_one_conversation(
 def test_other_requests_key_as_they_always_did() -> None:
     """The keys the router made before (at 11c0fd16), so a ledger's conversations do not split
     across an upgrade: a ReActAgent's turn whose ask comes wrapped, and the same messages under
-    another app's system prompt or none, where "Message: " is the user's own text and a part
-    and a string key apart."""
+    another app's system prompt or none, where "Message: " is the user's own text. Those of
+    the last three changed once, when a part array came to key by its text
+    (`router.conversation.keyed`): their asks are text parts."""
     other = "You are a helpful assistant."
     bare = captured("react-second.json")
     bare["messages"] = bare["messages"][1:]
@@ -50,9 +51,9 @@ def test_other_requests_key_as_they_always_did() -> None:
         "408edfc245c2f3f8": captured("react-first.json"),
         "6d199e528f96ee7b": captured("react-tools.json"),
         # under another app's prompt its wrapped first turn and its later turn are apart
-        "900221f08277d1d7": recorded.with_system(captured("react-first.json"), other),
-        "d016651e7da2919c": recorded.with_system(captured("react-second.json"), other),
-        "2eda49bdeddda72d": bare,
+        "1e0e4e3887d7b0ef": recorded.with_system(captured("react-first.json"), other),
+        "631f4671222eeea3": recorded.with_system(captured("react-second.json"), other),
+        "dd6592f262fb685f": bare,
     }
     for key, body in bodies.items():
         assert conversation_key(body, {}, "c", b"secret") == key

@@ -125,9 +125,10 @@ def test_a_messages_chat_whose_newest_block_is_marked_is_one_conversation(
 
 
 def test_content_without_a_mark_keys_as_it_always_did() -> None:
-    """The keys of unmarked content, as the router made them before the marks were left
-    out (a ledger's conversations do not split across an upgrade): a string and one text
-    part still key apart, a message's own mark is not read."""
+    """The keys of unmarked string content, as the router made them before the marks were
+    left out (a ledger's conversations do not split across an upgrade); a message's own mark
+    is not read. A part array keys by its text since (`router.conversation.keyed`): one text
+    part as its string does, two parts as their texts one a line."""
     system = "You are a helpful assistant. Today is 2026-12-07."
     ask = "What is 17 + 25?"
     bodies = {
@@ -135,11 +136,7 @@ def test_content_without_a_mark_keys_as_it_always_did() -> None:
             {"role": "system", "content": system},
             {"role": "user", "content": ask},
         ],
-        "af6dd8a582cc12a4": [
-            {"role": "system", "content": system},
-            {"role": "user", "content": [{"type": "text", "text": ask}]},
-        ],
-        "a4581eaf0985dfe1": [
+        "316ad63b2ce6f10c": [
             {"role": "system", "content": [{"type": "text", "text": system}]},
             {
                 "role": "user",
@@ -150,18 +147,23 @@ def test_content_without_a_mark_keys_as_it_always_did() -> None:
             },
         ],
     }
+    one_part = [
+        {"role": "system", "content": system},
+        {"role": "user", "content": [{"type": "text", "text": ask}]},
+    ]
     marked = [
         {"role": "system", "content": system, "cache_control": MARK},
         {"role": "user", "content": ask, "cache_control": MARK},
     ]
     for key, messages in bodies.items():
         assert conversation_key({"messages": messages}, {}, "c", b"secret") == key
+    assert conversation_key({"messages": one_part}, {}, "c", b"secret") == "80d7494be47a4a34"
     assert conversation_key({"messages": marked}, {}, "c", b"secret") == "80d7494be47a4a34"
     # a marked part keys as the same part unmarked; the system prompt's parts too
-    marked_parts = copy.deepcopy(bodies["a4581eaf0985dfe1"])
+    marked_parts = copy.deepcopy(bodies["316ad63b2ce6f10c"])
     marked_parts[0]["content"][0]["cache_control"] = MARK
     marked_parts[1]["content"][1]["cache_control"] = MARK
-    assert conversation_key({"messages": marked_parts}, {}, "c", b"secret") == "a4581eaf0985dfe1"
+    assert conversation_key({"messages": marked_parts}, {}, "c", b"secret") == "316ad63b2ce6f10c"
 
 
 def test_another_apps_allowed_lines_key_as_they_always_did() -> None:
