@@ -9,7 +9,10 @@ so a `store`, `background`, `stream`, `stream_options`, `instructions` or
 `messages`, `stream`, `store`, `max_tokens`, `max_completion_tokens`, `temperature`,
 `stream_options`, `tools`, `logprobs` or `top_logprobs` of one, `messages` or `tools`
 empty, `messages` missing or a message without its `role`, an output limit below 1,
-`top_logprobs` below 0. The tables below are the simulator's
+`top_logprobs` below 0; then a tool result without its `tool_call_id` (`ROLE_FIELDS`), and
+on both APIs a function's schema whose `type` is not JSON Schema's
+(`router.simulator.openai_schemas`), and on Responses a `function_call_output` without its
+`call_id`. llama-stack 0.2.12 sends the first two, which the cloud profile answered. The tables below are the simulator's
 own, written from OpenAI's API and not from the router's check of the same fields
 (`router.echoed_fields`, `router.request`): the cloud profile called that check, so a test
 comparing the router's refusal with the simulator's compared a check with itself, and a
@@ -26,9 +29,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from router.simulator.openai_schemas import refuse_schemas
 from router.simulator.openai_shape import (
     Choice,
     Fields,
+    Items,
     Kind,
     ListOf,
     Metadata,
@@ -36,6 +41,7 @@ from router.simulator.openai_shape import (
     OneOf,
     Typed,
     check,
+    refuse_role_fields,
 )
 
 STRING, BOOLEAN = Kind("a string", (str,)), Kind("a boolean", (bool,))
@@ -140,6 +146,9 @@ REQUEST = Fields(
         "stream_options": OBJECT,
         "instructions": STRING,
         "max_output_tokens": OUTPUT_LIMIT,
+        # a tool's output names the call it answers (`empty_string` of an empty one:
+        # BigPizzaV3/CodexPlusPlus#315)
+        "input": Items({"function_call_output": Fields({"call_id": NAME}, ("call_id",))}),
     }
 )
 # A chat message: its role required (its values are the backend's to check here), its
@@ -165,14 +174,23 @@ CHAT = Fields(
     },
     ("messages",),
 )
+# The fields a chat message of a role requires, checked after the kinds in OpenAI's older
+# words: "Missing parameter 'tool_call_id': messages with role 'tool' must have a
+# 'tool_call_id'." (langchain-ai/langchain#22600, MadcowD/ell#325, vercel/ai#2178)
+ROLE_FIELDS = {"tool": ("tool_call_id",)}
 
 
 def refuse(body: dict[str, Any]) -> None:
-    """Raise OpenAI's 400 for the first field of a Responses `body` it refuses."""
+    """Raise OpenAI's 400 for the first field of a Responses `body` it refuses, then for a
+    function's schema that is not JSON Schema."""
     check(body, REQUEST, "")
+    refuse_schemas(body.get("tools"), "")
 
 
 def refuse_chat(body: dict[str, Any]) -> None:
     """Raise OpenAI's 400 for the first field of a chat `body` of the wrong kind, missing,
-    empty or below its least."""
+    empty or below its least; then for a function's schema that is not JSON Schema, then
+    for a message without a field its role requires (a tool result's `tool_call_id`)."""
     check(body, CHAT, "")
+    refuse_schemas(body.get("tools"), "function.")
+    refuse_role_fields(body["messages"], ROLE_FIELDS)

@@ -2,8 +2,8 @@
 its shape as OpenAI does: in its error body, words and code (`check`).
 
 A shape is a node of one small language: a JSON kind, a closed set of strings, an object's
-fields, an array, an object its `type` names, a choice of a string or such an object,
-metadata. Which field of a request takes which shape is the tables'
+fields, an array, an object its `type` names, an array of which only the items of some
+types are checked, a choice of a string or such an object, metadata. Which field of a request takes which shape is the tables'
 (`router.simulator.openai_refusals`). Kept apart from them: the tables grow with OpenAI's
 API and the `openai` SDK's types, the walk and its words only with a new kind of refusal.
 
@@ -29,7 +29,11 @@ OpenAI Agents SDK sends it for an agent without tools (`tests/fixtures/openai-ag
 "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0
 instead." (`integer_below_min_value`, it-at-m/mucgpt#608), and of `max_output_tokens`
 ">= 16, but got 10" (vectorize-io/hindsight#58). A JSON null is a field not asked, as
-OpenAI takes it of an optional field; a metadata value is a string.
+OpenAI takes it of an optional field; a metadata value is a string. A chat message without
+a field its role requires OpenAI refuses in the words of an older check, with a null code
+and the index after a dot: "Missing parameter 'tool_call_id': messages with role 'tool'
+must have a 'tool_call_id'." (`messages.[3].tool_call_id`, langchain-ai/langchain#22600,
+MadcowD/ell#325).
 """
 
 from __future__ import annotations
@@ -88,6 +92,15 @@ class Typed:
 
 
 @dataclass(frozen=True)
+class Items:
+    """An array of items of many kinds (Responses' `input`), of which only those whose
+    `type` names here are checked: a message need not name its type, and the other items'
+    fields are not checked here. Anything but an array (`input`'s string) is let be."""
+
+    types: Mapping[str, Fields]
+
+
+@dataclass(frozen=True)
 class Choice:
     """A string of a closed set, or an object its `type` names (`tool_choice`)."""
 
@@ -105,17 +118,19 @@ class Metadata:
     value_chars: int = 512
 
 
-Node = Kind | OneOf | Fields | ListOf | Typed | Choice | Metadata
+Node = Kind | OneOf | Fields | ListOf | Typed | Items | Choice | Metadata
 
 
-def _refusal(message: str, param: str, code: str) -> ApiError:
+def refusal(message: str, param: str, code: str | None) -> ApiError:
+    """OpenAI's 400 body: its `invalid_request_error`, the field at fault and its code (null
+    in its older checks of a conversation, `refuse_role_fields`)."""
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     raw = orjson.dumps({"error": error})
     return ApiError(400, "bad_request", message, param, raw=raw)
 
 
 def _missing(param: str) -> ApiError:
-    return _refusal(f"Missing required parameter: '{param}'.", param, "missing_required_parameter")
+    return refusal(f"Missing required parameter: '{param}'.", param, "missing_required_parameter")
 
 
 def _got(value: Any) -> str:
@@ -136,7 +151,7 @@ _SAID: tuple[tuple[type, str], ...] = (
 
 def _wrong_kind(value: Any, param: str, expected: str) -> ApiError:
     message = f"Invalid type for '{param}': expected {expected}, but got {_got(value)} instead."
-    return _refusal(message, param, "invalid_type")
+    return refusal(message, param, "invalid_type")
 
 
 def _listed(values: tuple[str, ...], last: str) -> str:
@@ -171,11 +186,13 @@ def check(value: Any, node: Node, param: str) -> None:
                 f"Invalid '{param}': empty array. Expected an array with minimum length 1,"
                 " but got an empty array instead."
             )
-            raise _refusal(message, param, "empty_array")
+            raise refusal(message, param, "empty_array")
         for index, item in enumerate(value):
             check(item, node.item, f"{param}[{index}]")
     elif isinstance(node, Typed):
         _typed(value, node, param)
+    elif isinstance(node, Items):
+        _items(value, node, param)
     elif isinstance(node, Choice):
         if isinstance(value, str):
             _one_of(value, node.strings.values, param)
@@ -198,13 +215,13 @@ def _kind(value: Any, node: Kind, param: str) -> None:
             f"Invalid '{param}': empty string. Expected a string with minimum length 1,"
             " but got an empty string instead."
         )
-        raise _refusal(message, param, "empty_string")
+        raise refusal(message, param, "empty_string")
     if node.least is not None and value < node.least:
         message = (
             f"Invalid '{param}': integer below minimum value. Expected a value >="
             f" {node.least}, but got {value} instead."
         )
-        raise _refusal(message, param, "integer_below_min_value")
+        raise refusal(message, param, "integer_below_min_value")
 
 
 def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:
@@ -212,7 +229,7 @@ def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:
         raise _wrong_kind(value, param, f"one of {_listed(values, 'or')}")
     if value not in values:
         message = f"Invalid value: '{value}'. Supported values are: {_listed(values, 'and')}."
-        raise _refusal(message, param, "invalid_value")
+        raise refusal(message, param, "invalid_value")
 
 
 def _fields(value: Any, node: Fields, param: str) -> None:
@@ -238,6 +255,29 @@ def _typed(value: Any, node: Typed, param: str) -> None:
         _fields(value, node.types[kind], param)
 
 
+def _items(value: Any, node: Items, param: str) -> None:
+    if not isinstance(value, list):
+        return
+    for index, item in enumerate(value):
+        kind = item.get("type") if isinstance(item, dict) else None
+        if isinstance(kind, str) and kind in node.types:
+            _fields(item, node.types[kind], f"{param}[{index}]")
+
+
+def refuse_role_fields(messages: list[Any], required: Mapping[str, tuple[str, ...]]) -> None:
+    """Refuse the first chat message without a field its role requires (a tool result's
+    `tool_call_id`), in the words of OpenAI's older check of a conversation: its own
+    message, `messages.[N]` with a dot, a null code."""
+    for index, message in enumerate(messages):
+        role = message.get("role") if isinstance(message, dict) else None
+        for name in required.get(role, ()) if isinstance(role, str) else ():
+            if message.get(name) is None:
+                message_text = (
+                    f"Missing parameter '{name}': messages with role '{role}' must have a '{name}'."
+                )
+                raise refusal(message_text, f"messages.[{index}].{name}", None)
+
+
 def _metadata(value: Any, node: Metadata, param: str) -> None:
     if not isinstance(value, dict):
         raise _wrong_kind(value, param, "a metadata object")
@@ -246,7 +286,7 @@ def _metadata(value: Any, node: Metadata, param: str) -> None:
             f"Invalid '{param}': too many properties. Expected an object with at most"
             f" {node.keys} properties, but got an object with {len(value)} properties instead."
         )
-        raise _refusal(message, param, "object_above_max_properties")
+        raise refusal(message, param, "object_above_max_properties")
     for key, entry in value.items():
         where = f"{param}.{key}"
         name_long = f"Invalid property name in '{param}': '{key}' is too long."
@@ -265,4 +305,4 @@ def _at_most(text: str, chars: int, opening: str, param: str, code: str) -> None
             f"{opening} Expected a string with maximum length {chars}, but got a string with"
             f" length {len(text)} instead."
         )
-        raise _refusal(message, param, code)
+        raise refusal(message, param, code)
