@@ -3,9 +3,10 @@ its shape as OpenAI does: in its error body, words and code (`check`).
 
 A shape is a node of one small language: a JSON kind, a closed set of strings, an object's
 fields, an array, an object its `type` names, an array of which only the items of some
-types are checked, a choice of a string or such an object, metadata. Which field of a request takes which shape is the tables'
-(`router.simulator.openai_refusals`). Kept apart from them: the tables grow with OpenAI's
-API and the `openai` SDK's types, the walk and its words only with a new kind of refusal.
+types are checked, a choice of a string or such an object, metadata. Which field of a
+request takes which shape is the tables' (`router.simulator.openai_refusals`). Kept apart
+from them: the tables grow with OpenAI's API and the `openai` SDK's types, the walk and its
+words only with a new kind of refusal.
 
 The codes and words are those of OpenAI's 400s as its clients quote them: "Invalid value:
 'other'. Supported values are: 'search', 'open_page', and 'find_in_page'." (`invalid_value`,
