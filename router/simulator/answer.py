@@ -31,7 +31,8 @@ import re
 from typing import Any
 
 from router.simulator import dataprompt
-from router.simulator.arithmetic import math_answer
+from router.simulator.arithmetic import math_answer, sum_written
+from router.simulator.described import alternatives_in
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
@@ -42,9 +43,9 @@ _CODE = re.compile(
     r"|\bregex\b|\bsql\b|\brefactor|\bunit tests?\b",
     re.I,
 )
+# math asked in words; one written (`arithmetic.sum_written`) is math too
 _MATH = re.compile(
-    r"\\boxed|\bsolve\b|\bcompute\b|\bcalculate\b|\bhow many\b|\bequation\b|\bsum of\b"
-    r"|\d+\s*[-+*/^×]\s*\d+",
+    r"\\boxed|\bsolve\b|\bcompute\b|\bcalculate\b|\bhow many\b|\bequation\b|\bsum of\b",
     re.I,
 )
 _FUNC_NAME = re.compile(r"(?:function|def|method)\s+(?:called\s+|named\s+)?`?([A-Za-z_]\w*)`?")
@@ -96,7 +97,7 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=dataprompt.sql_answer(table))
     if _CODE.search(read):
         return Reply(text=code_answer(read, prompt))
-    if _MATH.search(read):
+    if _MATH.search(read) or sum_written(read):
         return Reply(text=math_answer(read))
     return Reply(text=prose(rng, 3))
 
@@ -131,10 +132,13 @@ def _outside(text: str, span: tuple[int, int] | None) -> str:
 
 
 def shaped_like(example: Any, rng: random.Random) -> Any:
-    """A value of `example`'s shape: the same keys, a string a few words of its own, an
+    """A value of `example`'s shape: the same keys, a string a few words of its own (of one
+    written as alternatives, `"ADD|UPDATE"`, the first: `described.alternatives_in`), an
     array two or three of its first item's shape (empty stays empty), a number, boolean or
     null as it is. An example's strings are placeholders ("your concise title here"), so
     none is copied; its depth is bounded (`prompted._is_example`)."""
+    if isinstance(example, str) and (options := alternatives_in(example)) is not None:
+        return options[0]
     if isinstance(example, str):
         return " ".join(rng.choice(_WORDS) for _ in range(rng.randint(2, 4))).capitalize()
     if isinstance(example, list):

@@ -1,6 +1,11 @@
 """Arithmetic in an ask: the first expression it holds, evaluated safely (`evaluate_first`),
 and the `\\boxed{}` answer a math prompt gets (`math_answer`). What the answer's text
 (`answer`) and an arithmetic tool's argument (`tool_calls`) both read.
+
+A range a JSON template gives a member (`"confidence": 0.0-1.0`, cipher 0.3.0's memory
+decision) is no sum: read as one, the prompt got "Computing 0.0-1.0 step by step gives -1"
+(found in a live review). Numbers written as a member's value (`_templated`) are passed over,
+by the expression read (`evaluate_first`) and by the test for one (`sum_written`).
 """
 
 from __future__ import annotations
@@ -11,6 +16,22 @@ import re
 from typing import Any
 
 _EXPR = re.compile(r"[\d.(][\d.\s+\-*/^×()]*[\d)]")
+_SUM = re.compile(r"\d+\s*[-+*/^×]\s*\d+")  # two numbers and an operator between them
+_MEMBER = re.compile(r'"\s*:\s*\Z')  # what leads into a JSON member's value
+_MEMBER_LEAD = 32  # characters before a match read for the rest of its number and a lead
+
+
+def sum_written(text: str) -> bool:
+    """Whether `text` writes two numbers with an operator between them, not as a JSON
+    member's value (`_templated`)."""
+    return any(not _templated(text, found.start()) for found in _SUM.finditer(text))
+
+
+def _templated(text: str, start: int) -> bool:
+    """Whether the number that `start` is in (or starts) is written as a JSON member's
+    value (`"confidence": 0.0-1.0`): a template's range, no sum."""
+    lead = text[max(0, start - _MEMBER_LEAD) : start].rstrip("0123456789.-")
+    return _MEMBER.search(lead) is not None
 
 
 def math_answer(user: str) -> str:
@@ -51,7 +72,7 @@ def _eval_node(node: ast.AST) -> float:
 def evaluate_first(text: str) -> tuple[str, str] | None:
     for match in _EXPR.finditer(text):
         expr = match.group(0)
-        if not re.search(r"[-+*/^×]", expr):
+        if not re.search(r"[-+*/^×]", expr) or _templated(text, match.start()):
             continue
         try:
             value = _eval_node(

@@ -19,6 +19,13 @@ numbers]`), alternatives (`"high" | "medium" | "low"`, the first kept), `// comm
 note in parentheses after a value dropped, bare or quoted keys, trailing commas, `...`
 placeholders skipped. A quoted word alone is a literal the answer keeps (`"pending"`); a
 quoted phrase (`"Task title goes here"`) is a placeholder, any string. Every key is required.
+
+cipher 0.3.0's memory decision ends "Respond ONLY with:" over `{ "operation":
+"ADD|UPDATE|DELETE|NONE", "confidence": 0.0-1.0, "targetMemoryId": "..." }`: alternatives
+written inside one quoted string (`alternatives_in`) are the values the answer keeps one of,
+a range of numbers (`0.0-1.0`, `1-10`) a number within it, and dots alone (`"..."`) a
+placeholder. Its `0.0-1.0` ended the block's read, and the simulator read it as a sum:
+"Computing 0.0-1.0 step by step gives -1" (found in a live review).
 A block that is plain JSON is not read here: `prompted` answers those already, and one it
 passes over (JSON the user shows) stays passed over.
 
@@ -64,7 +71,12 @@ _TYPE_WORDS = {
 }
 _LISTED_TYPE = re.compile(r"\b(number|integer|int|string|boolean|object)s?\b|\bids?\b", re.I)
 _SPACE = re.compile(r"\s+")
-_LITERAL = re.compile(r"[\w.-]{1,32}")  # a quoted word alone: a value the answer keeps
+# a quoted word alone: a value the answer keeps (a letter or digit in it: `"..."` is none)
+_LITERAL = re.compile(r"(?=[\w.-]{0,31}[^\W_])[\w.-]{1,32}")
+_ALTERNATIVE = re.compile(r"\s*\|\s*")  # between alternatives written in one string
+_MOST_ALTERNATIVES = 16
+# a range of numbers (`0.0-1.0`, `1-10`, `0–100`): its low and high ends
+_RANGE = re.compile(r"(-?\d{1,18}(?:\.\d{1,18})?)[ \t]?[-–][ \t]?(\d{1,18}(?:\.\d{1,18})?)")
 
 
 # the answer's one property named, and what it holds ("a JSON object with a "tasks" property
@@ -123,6 +135,18 @@ def wrappers(text: str) -> Iterator[Wrapper]:
             yield Wrapper(key, holds.group(1) is not None, holds.group(2).lower(), found.start())
 
 
+def alternatives_in(text: str) -> list[str] | None:
+    """The values a string written as alternatives stands for (`"ADD|UPDATE|DELETE|NONE"`,
+    two to `_MOST_ALTERNATIVES` words, `_LITERAL`), else None: a template's way to say the
+    answer keeps one of them."""
+    if "|" not in text:
+        return None
+    options = _ALTERNATIVE.split(text.strip(), maxsplit=_MOST_ALTERNATIVES)
+    if len(options) > _MOST_ALTERNATIVES or not all(_LITERAL.fullmatch(o) for o in options):
+        return None
+    return options
+
+
 def described_shapes(text: str) -> Iterator[Described]:
     """The object blocks in `text` written in pseudo-JSON (at least one mark of it: a type
     word, alternatives, a comment, a note, a bare key, a trailing comma, a placeholder), each
@@ -162,6 +186,9 @@ class _Reader:
             return self.members(depth)
         if char == "[":
             return self.items(depth)
+        ranged = self.ranged()
+        if ranged is not None:
+            return ranged
         number = _NUMBER.match(self.text, self.at)  # never at a quote
         if number is not None:
             self.at = number.end()
@@ -218,6 +245,20 @@ class _Reader:
             self.after_value()
         raise _NotShape
 
+    def ranged(self) -> dict[str, Any] | None:
+        """A range of numbers (`0.0-1.0`, `1-10`), as a number within it (an integer where
+        both ends are whole), else None: read as one number, its `-1.0` ended the block."""
+        found = _RANGE.match(self.text, self.at)
+        if found is None:
+            return None
+        low, high = found.group(1), found.group(2)
+        if float(low) > float(high):
+            return None
+        whole = "." not in low and "." not in high
+        kind, read = ("integer", int) if whole else ("number", float)
+        self.at, self.loose = found.end(), True
+        return {"type": kind, "minimum": read(low), "maximum": read(high)}
+
     def spelled(self) -> dict[str, Any] | None:
         """A list described in words up to its `]` ("array of numbers", "task IDs"), as an
         array of the type it names (numbers where it names IDs), else None."""
@@ -250,12 +291,17 @@ class _Reader:
 
     def quoted(self) -> dict[str, Any]:
         """A quoted value: a type's name (`"string"`), a word the answer keeps (`"pending"`),
-        else a placeholder, any string."""
+        alternatives it keeps one of (`"ADD|UPDATE"`, `alternatives_in`), else a
+        placeholder, any string."""
         text = self.string()
         kind = _TYPE_WORDS.get(text.lower())
         if kind is not None:
             self.loose = True
             return {"type": kind}
+        options = alternatives_in(text)
+        if options is not None:
+            self.loose = True
+            return {"type": "string", "enum": options}
         if _LITERAL.fullmatch(text):
             return {"type": "string", "enum": [text]}
         return {"type": "string"}

@@ -15,6 +15,11 @@ verbs of answering, "Explain what this JSON response means: {"error": "not_found
 values replaced by words (found in review). So the sentence must ask for the answer
 (`_ANSWER`), and one asking something be done to the JSON shown never does (`_ABOUT`).
 
+A sentence that asks the answer be what follows it, ending in "with:" ("Respond ONLY with:",
+`_WITH`), introduces the shape after it though it names no JSON: cipher 0.3.0's memory
+decision leads so into its template, and names JSON nowhere else (found in a live review).
+Texts that hold neither "json" nor such a sentence are passed over by `may_introduce`.
+
 This is wording alone, apart from which shape `prompted` takes for the answer: the same
 reading serves a schema, an example object, a list of strings (`list_asked`) and a shape
 described in pseudo-JSON under a wrapper's noun (`names`), whatever order they are tried in.
@@ -52,6 +57,11 @@ _ABOUT = re.compile(
     r"(?:\s+(?!(?:to|into|as|in|with|and|then|using|from|of|like)\b)[\w'-]+){0,3}\s+json\b",
     re.I,
 )
+# a sentence ending asking the answer be what follows it and nothing else ("Respond ONLY
+# with:", "Reply with:"): the shape shown is the answer's, named JSON or not
+_WITH = re.compile(r"\b(?:respond|reply|answer)\s+(?:only\s+)?with(?:\s+only)?\s*:\Z", re.I)
+# its end, searched for in a lower-cased text: a literal first, found as fast as "json" is
+_WITH_TAIL = re.compile(r"with(?:\s+only)?\s*:")
 # a list of strings asked for in a form shown: "a list of strings in the following format:",
 # "a JSON array like", "an array of queries, e.g." (with `_ANSWER`, `list_asked`)
 _LIST_ASK = re.compile(
@@ -67,14 +77,23 @@ _SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape|fields)\b", r
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
 
 
+def may_introduce(text: str) -> bool:
+    """Whether `text` may hold a sentence `introduced` accepts: it names JSON, or may ask
+    the answer be what follows (`_WITH_TAIL`, "with:"), searched for as plainly as "json":
+    `_WITH` over a whole long prompt took 10 ms."""
+    lowered = text.lower()
+    return "json" in lowered or _WITH_TAIL.search(lowered) is not None
+
+
 def introduced(text: str, start: int) -> bool:
     """Whether the sentence leading into what `text` writes at `start` (less a fence
-    opening) asks for the answer in JSON (`_ANSWER`), and neither asks something be done to
-    the JSON shown (`_ABOUT`) nor names a tool, action or arguments."""
+    opening) asks for the answer in JSON (`_ANSWER`) or ends asking it be what follows
+    (`_WITH`), and neither asks something be done to the JSON shown (`_ABOUT`)
+    nor names a tool, action or arguments."""
     sentence = _asking(text, start)
+    asks = _JSON.search(sentence) and _ANSWER.search(sentence)
     return bool(
-        _JSON.search(sentence)
-        and _ANSWER.search(sentence)
+        (asks or _WITH.search(sentence))
         and not _ABOUT.search(sentence)
         and not _TOOLISH.search(sentence)
     )

@@ -41,9 +41,10 @@ with a list of strings in the following format: [...]", `_listed`), looked for l
 This module is which of the forms the texts show is the answer's, and in what order they
 are tried; whether a sentence asks for a form is `lead_in`'s, one reading for all of them.
 
-The scan serves load tests, so it is bounded: texts without `"properties"` or "json" are passed
-over at the cost of a substring search, longer ones than `LONGEST` not read, and the decoding
-tries charged against a budget proportional to the text (`shown_forms.decoded`).
+The scan serves load tests, so it is bounded: texts without `"properties"`, "json" or a
+sentence asking the answer be what follows ("Respond ONLY with:", `lead_in.may_introduce`)
+are passed over at the cost of a substring search, longer ones than `LONGEST` not read, and
+the decoding tries charged against a budget proportional to the text (`shown_forms.decoded`).
 """
 
 from __future__ import annotations
@@ -58,7 +59,7 @@ from router.simulator.baml_schema import baml_schema
 from router.simulator.described import Described, Wrapper, described_shapes, wrappers
 from router.simulator.field_lists import listed_fields
 from router.simulator.format_instructions import instructed
-from router.simulator.lead_in import introduced, list_asked, names
+from router.simulator.lead_in import introduced, list_asked, may_introduce, names
 from router.simulator.shown_forms import LONGEST, decoded, string_lists, wrapped_examples
 
 _OPENING = re.compile(r'(?=\{\s*")')  # where a JSON object with members can begin
@@ -141,7 +142,7 @@ def _described(user: str, system: str) -> Asked | None:
     sentence leading into the shape names that noun ("Each task should follow this JSON
     structure:"); else the shape itself where the sentence leading into it asks for the
     answer in JSON (`lead_in.introduced`)."""
-    if "json" not in user.lower() and "json" not in system.lower():
+    if not may_introduce(user) and not may_introduce(system):
         return None
     shapes = [
         (text, other, shape)
@@ -256,10 +257,11 @@ def _first_asked(text: str) -> tuple[_Found | None, _Found | None]:
 
 def objects_in(text: str) -> Iterator[tuple[dict[str, Any], int, int]]:
     """The JSON objects written whole in `text` (one inside another not read apart), each
-    with where it starts and ends; none in a text without `"properties"` or "json".
+    with where it starts and ends; none in a text without `"properties"` or a sentence that
+    may introduce one (`lead_in.may_introduce`).
     Each try decodes from an opening brace, within the bounds of `shown_forms.decoded`."""
     # a plain search first: the word's regex took 20 times as long on a long prompt
-    if len(text) > LONGEST or ('"properties"' not in text and "json" not in text.lower()):
+    if len(text) > LONGEST or ('"properties"' not in text and not may_introduce(text)):
         return
     for value, found, end in decoded(text, _OPENING):
         if isinstance(value, dict):
