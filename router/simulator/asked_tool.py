@@ -1,5 +1,5 @@
-"""The offered tool a user's ask names, the one that sends the answer, and an arithmetic
-argument for a tool that takes one.
+"""The offered tool a user's ask names, the one that sends the answer, and the arguments an
+ask gives: an arithmetic expression for a tool that takes one, a place for a city or location.
 
 The simulator called the first tool offered whatever the ask said: Langflow's Agent with
 `[get_current_date, evaluate_expression]`, asked to compute 1234 * 5678, called
@@ -30,6 +30,10 @@ _INJECTED_TAGS = ("system-reminder", "system")
 _FILE_ASK = re.compile(
     r"\s*([A-Za-z]+)\s+(?:the\s+)?(?:file\s+)?[`'\"]?(?:[\w.-]*/)*[\w-]{2,}\.[A-Za-z]\w{0,7}\b"
 )
+# a place an ask names: up to four capitalised words after "in", "at", "for" or "near" ("the
+# weather in Lisbon?", "in Paris, France"), and the fields that hold one (`named_place`)
+_PLACE = re.compile(r"\b(?:in|at|for|near)\s+([A-Z][\w'-]*(?:,?[ \t][A-Z][\w'-]*){0,3})")
+_PLACE_FIELDS = ("city", "location")
 # the words of a tool's name that say it hands the answer over (`finishing_index`)
 _FINISHING = frozenset({"final", "answer", "respond", "response", "reply", "finish"})
 
@@ -169,6 +173,19 @@ def expression_arguments(schema: dict[str, Any], expression: str) -> dict[str, A
     if not isinstance(required, list) or any(name != field for name in required):
         return None
     return {field: expression}
+
+
+def named_place(field: str, ask: str) -> str:
+    """The place `ask` names first (`_PLACE`) where the lower-cased `field` holds a city or
+    location, its first part alone for a city ("Paris" of "Paris, France"); else "". A
+    weather tool's location was "Paris, France" whatever the user asked about (found in a
+    live review of kani's weather example)."""
+    if not any(word in field for word in _PLACE_FIELDS):
+        return ""
+    found = _PLACE.search(ask)
+    if found is None:
+        return ""
+    return found.group(1).split(",")[0] if "city" in field else found.group(1)
 
 
 def finishing_index(names: Sequence[str]) -> int | None:

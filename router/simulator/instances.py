@@ -5,12 +5,12 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
 The value is the schema's `default` where it gives one it allows (pydantic's `= None`), else
-the first thing the schema allows, named after its field where that hints
-(`city` → Paris), a free string that names an agent the agent a `Named` gives (one the
-prompt lists: fast-agent's router and orchestrator, `offered_agents`), else the prompt's
-first words; of an `anyOf` or `oneOf` whose branches are named (each a `const` of one field:
-BeeAI's tools as a `ToolCall`, pydantic's discriminated unions), the one a `Chooser` picks,
-written with its name.
+the first thing the schema allows, named after its field where that hints (`city` → the
+place the prompt names, `asked_tool.named_place`, else Paris), a free string that names an
+agent the agent a `Named` gives (one the prompt lists: fast-agent's router and orchestrator,
+`offered_agents`), else the prompt's first words; of an `anyOf` or `oneOf` whose branches
+are named (each a `const` of one field: BeeAI's tools as a `ToolCall`, pydantic's
+discriminated unions), the one a `Chooser` picks, written with its name.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ import math
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from router.simulator.asked_tool import named_place
 from router.simulator.called_ids import is_id
 from router.simulator.offered_agents import names_agent
 
@@ -373,12 +374,13 @@ def _bound(schema: dict[str, Any], key: str) -> float | None:
 
 def _string(name: str, schema: dict[str, Any], user: str, given: str = "") -> str:
     """A string its `format` suggests, else `given` (an id field's shown id, an agent's
-    name), else one its field's name suggests, else the prompt's first words; padded or cut
+    name), else the place the prompt names for a city or location field (`named_place`),
+    else one its field's name suggests, else the prompt's first words; padded or cut
     to its `minLength`/`maxLength`."""
     fmt = schema.get("format")
     lowered = name.lower()
     text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
-    text = text or given
+    text = text or given or named_place(lowered, user)
     text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
     text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
     least, longest = schema.get("minLength"), schema.get("maxLength")

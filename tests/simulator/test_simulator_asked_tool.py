@@ -62,6 +62,27 @@ def test_a_tool_named_in_words_is_called(start_sim: Callable[..., SimThread]) ->
     assert called(start_sim(), WEATHER, ask) == ("get_weather", {"city": "Paris"})
 
 
+@pytest.mark.parametrize(
+    ("field", "ask", "place"),
+    [
+        ("location", "What's the weather in Lisbon right now?", "Lisbon"),
+        ("location", "Find the current weather in Paris, France", "Paris, France"),
+        ("city", "Weather for Tokyo, please", "Tokyo"),
+        ("city", "Get weather near New York, NY today", "New York"),
+        ("location", "Is it going to rain? Use get_weather.", "Paris, France"),
+    ],
+    ids=["named", "with_its_country", "a_city", "a_city_of_a_state", "none_named"],
+)
+def test_a_city_or_location_takes_the_place_the_ask_names(
+    start_sim: Callable[..., SimThread], field: str, ask: str, place: str
+) -> None:
+    """kani's weather example asked about Lisbon and got `location: "Paris, France"`: a
+    city or location field takes the capitalised words after "in", "for", "near" (a city
+    the part before a comma); with no place named, its hint as before."""
+    tools = [string_tool("get_weather", field, "Get the current weather in a given location")]
+    assert called(start_sim(), tools, ask) == ("get_weather", {field: place})
+
+
 def test_an_ask_naming_no_tool_calls_the_first_as_before(
     start_sim: Callable[..., SimThread],
 ) -> None:
