@@ -13,9 +13,11 @@ from router.attempt_errors import RouterFault, UpstreamError
 from router.backends import openrouter_reasoning
 from router.backends.empty_tools import without_empty_tools
 from router.backends.search_off import without_search_off
+from router.backends.tool_result_ids import with_call_ids
 from router.backends.vllm_own import left_out
 from router.config import Backend as BackendSettings
 from router.record import Api
+from router.vllm_fields import is_vllm
 
 log = logging.getLogger("smf_router")
 
@@ -122,13 +124,18 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> d
     for a backend not taken for vLLM whose `extra_body` does not name them, which OpenAI
     refuses as unknown arguments (`router.backends.vllm_own`); a chat body's OpenRouter
     `reasoning` as OpenAI's `reasoning_effort`, or none, for a backend that does not take it,
-    which OpenAI refuses too (`reasoning_for`). Here, so every backend, fallback and shadow
-    gets it so.
+    which OpenAI refuses too (`reasoning_for`); a chat body's tool results without their
+    `tool_call_id`, as llama-stack's native API sends them, given the ids of the calls they
+    pair with by position for a backend not taken for vLLM, which OpenAI refuses otherwise
+    (`router.backends.tool_result_ids`). Here, so every backend, fallback and shadow gets it
+    so.
 
     Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
     what the client sent, the client's keys winning; everything else passes untouched.
     """
     out = dict(without_search_off(without_empty_tools(body) if api == "chat" else body))
+    if api == "chat" and not is_vllm(settings):
+        out = with_call_ids(out)
     out = reasoning_for(settings, out, api)
     dropped = left_out(settings, out, api)
     if dropped:  # names only: a value may be anything
