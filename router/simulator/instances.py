@@ -8,7 +8,8 @@ The value is the schema's `default` where it gives one it allows (pydantic's `= 
 the first thing the schema allows, named after its field where that hints (`city` → the
 place the prompt names, `asked_tool.named_place`, else Paris), a free string that names an
 agent the agent a `Named` gives (one the prompt lists: fast-agent's router and orchestrator,
-`offered_agents`), else the prompt's first words; of an `anyOf` or `oneOf` whose branches
+`offered_agents`), else the prompt's first words (a command's argv, an array of strings,
+its words: `_argv`); of an `anyOf` or `oneOf` whose branches
 are named (each a `const` of one field: BeeAI's tools as a `ToolCall`, pydantic's
 discriminated unions), the one a `Chooser` picks, written with its name.
 """
@@ -18,6 +19,7 @@ from __future__ import annotations
 import copy
 import json
 import math
+import shlex
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -36,6 +38,11 @@ _STRING_HINTS = (
     ("date", "2026-01-15"),
     ("unit", "celsius"),
 )
+# an array of strings by one of these names, or one naming a command, is a command's argv
+# (open-codex's `shell` tool): filled with the command hint's words, not one item of them all
+_ARGV = ("cmd", "argv", "args")
+# what an item's schema may say beyond its type for it to take any word of the command
+_ITEM_LIMITS = ("enum", "const", "format", "default", "pattern", "minLength", "maxLength")
 _FORMATS = {
     "date-time": "2026-01-15T09:30:00Z",
     "date": "2026-01-15",
@@ -204,10 +211,30 @@ class _Walk:
             count = most
         if not count:  # no item built: a recursive one would not end
             return []
+        argv = self.argv(name, schema, least, most)
+        if argv is not None:
+            return argv
         # Each built, not one copied: copies spent no budget, and an array of arrays doubled
         # per level to 2**64 items, which the reply's encoding never finished (found in review)
         items = _object(schema.get("items"))
         return [self.value(name, items, depth + 1) for _ in range(count)]
+
+    def argv(self, name: str, schema: dict[str, Any], least: Any, most: Any) -> list[str] | None:
+        """The command hint's words (`["ls", "-la"]`) for an array of plain strings that
+        names a command's argv (`_ARGV`) and allows that many items; None otherwise. Built
+        item by item, open-codex's `shell` got `{"command": ["ls -la"]}` and tried to run a
+        program named "ls -la": spawn ENOENT on every call (found in a live review)."""
+        lowered = name.lower()
+        if "command" not in lowered and lowered not in _ARGV:
+            return None
+        items = self.resolved(_object(schema.get("items")))
+        if _kind(items) != "string" or any(key in items for key in _ITEM_LIMITS):
+            return None
+        words = shlex.split(dict(_STRING_HINTS)["command"])
+        fewest = least if isinstance(least, int) else 0
+        if fewest > len(words) or (isinstance(most, int) and most < len(words)):
+            return None
+        return words
 
     def resolved(self, schema: dict[str, Any], hops: int = _HOPS) -> dict[str, Any]:
         """`schema` with its `$ref` (a local JSON pointer, `#/$defs/Inner`) followed and
