@@ -1,8 +1,9 @@
 """What the simulated model says: an answer shaped by the prompt's intent, decided purely.
 
 Coding prompts get a fenced Python block (calling the functions a prompt shows as provided,
-`dataprompt`), a prompt asking for a SQL query a ```sql block over the first table its
-schema shows, arithmetic gets `\\boxed{}` (`arithmetic`), offered tools get a call
+`dataprompt`), a prompt asking for a commit message for a git diff one line naming its
+first file (`commit_messages`), a prompt asking for a SQL query a ```sql block over the
+first table its schema shows, arithmetic gets `\\boxed{}` (`arithmetic`), offered tools get a call
 (`tool_calls`: the tool `tool_choice` names, else the one the ask names, else the first,
 with arguments built from its JSON schema), a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
@@ -32,6 +33,7 @@ from typing import Any
 
 from router.simulator import dataprompt
 from router.simulator.arithmetic import math_answer, sum_written
+from router.simulator.commit_messages import asks_commit_message, commit_message
 from router.simulator.described import alternatives_in
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
@@ -66,8 +68,8 @@ def rng_for(seed: int, text: str, salt: int = 0) -> random.Random:
     return random.Random(int.from_bytes(digest, "big"))
 
 
-def compose(prompt: Prompt, rng: random.Random) -> Reply:
-    """The model's answer to `prompt`."""
+def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
+    """The model's answer to `prompt`, as the request's `index`th choice."""
     if prompt.forces_call:  # even after a tool result: the output is constrained to a call
         return Reply(tool_calls=(tool_call(prompt),))
     if prompt.continues:
@@ -89,6 +91,8 @@ def compose(prompt: Prompt, rng: random.Random) -> Reply:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if call is not None:
         return Reply(tool_calls=(call,))
+    if asks_commit_message(prompt):  # before the diff is read as code or a sum
+        return Reply(text=commit_message(prompt, index))
     read = ends(prompt.ask)
     # a ReAct or DSPy prompt asking for SQL keeps the answer it got: a bare query is no
     # answer in its format either (`prompted.framed`)

@@ -287,7 +287,7 @@ class Simulator:
             elif case is not None:
                 reply = self.book.answer(case, prompt, self._rng)
             else:
-                reply = compose(prompt, rng)
+                reply = compose(prompt, rng, index)
             choices.append(choose_tokens(reply, limit, ask, rng, hermes))
         return choices
 

@@ -6,6 +6,11 @@ A range a JSON template gives a member (`"confidence": 0.0-1.0`, cipher 0.3.0's 
 decision) is no sum: read as one, the prompt got "Computing 0.0-1.0 step by step gives -1"
 (found in a live review). Numbers written as a member's value (`_templated`) are passed over,
 by the expression read (`evaluate_first`) and by the test for one (`sum_written`).
+
+Nor is a unified diff's hunk header (`@@ -0,0 +1,4 @@`, `_HUNK`): every new file's diff
+read "0 +1" as a sum, and opencommit and aicommits committed "Computing 0 +1 step by step
+gives 1" as the commit message (found in a live review). Both readers pass over the
+headers (`_unhunked`).
 """
 
 from __future__ import annotations
@@ -19,12 +24,20 @@ _EXPR = re.compile(r"[\d.(][\d.\s+\-*/^×()]*[\d)]")
 _SUM = re.compile(r"\d+\s*[-+*/^×]\s*\d+")  # two numbers and an operator between them
 _MEMBER = re.compile(r'"\s*:\s*\Z')  # what leads into a JSON member's value
 _MEMBER_LEAD = 32  # characters before a match read for the rest of its number and a lead
+# a unified diff's hunk header, indented as opencommit's example diff indents it
+_HUNK = re.compile(r"^[ \t]*@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
 
 
 def sum_written(text: str) -> bool:
     """Whether `text` writes two numbers with an operator between them, not as a JSON
-    member's value (`_templated`)."""
+    member's value (`_templated`) nor in a diff's hunk header (`_HUNK`)."""
+    text = _unhunked(text)
     return any(not _templated(text, found.start()) for found in _SUM.finditer(text))
+
+
+def _unhunked(text: str) -> str:
+    """`text` with each diff hunk header's numbers blanked out, the rest where it was."""
+    return _HUNK.sub(lambda found: " " * len(found.group(0)), text)
 
 
 def _templated(text: str, start: int) -> bool:
@@ -70,6 +83,9 @@ def _eval_node(node: ast.AST) -> float:
 
 
 def evaluate_first(text: str) -> tuple[str, str] | None:
+    """The first arithmetic expression `text` writes, outside a template's member
+    (`_templated`) and a diff's hunk headers (`_HUNK`), and its value; None for none."""
+    text = _unhunked(text)
     for match in _EXPR.finditer(text):
         expr = match.group(0)
         if not re.search(r"[-+*/^×]", expr) or _templated(text, match.start()):

@@ -1,0 +1,124 @@
+"""A request for a commit message for a git diff is answered with one line naming the
+diff's first file, never code or a sum.
+
+opencommit 3.3.10 and aicommits 3.4.0 commit the reply as it is. The simulator read their
+diffs as any ask: a `def` in one gave "Here is a solution:" and a Python block, a new
+file's hunk header (`@@ -0,0 +1,4 @@`) the sum "0 +1" and `\\boxed{1}`, and a demo's git
+history filled with them (found in a live review; the bodies are the ones they sent,
+`tests/fixtures/opencommit-3.3.10.md`, `tests/fixtures/aicommits-3.4.0.md`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from typing import Any
+
+import openai
+import pytest
+
+from router.simulator import SimThread
+from tests.recorded import FIXTURES, loader
+
+MODEL = "tiny"
+opencommit = loader(FIXTURES / "opencommit-3.3.10")
+aicommits = loader(FIXTURES / "aicommits-3.4.0")
+# `type(scope): subject`, the Conventional Commits form opencommit and aicommits ask for
+CONVENTIONAL = re.compile(
+    r"(feat|fix|docs|style|refactor|perf|test|build|ci|chore)(\([^)]+\))?: \S"
+)
+TITLES = [
+    (opencommit, "fix-stats.json", "src/stats.py"),
+    (opencommit, "docs-readme.json", "README.md"),
+    (opencommit, "proof-math.json", "notes/proof.tex"),
+    (opencommit, "proof-new.json", "notes/proof.tex"),
+    (opencommit, "commitlint.json", ".gitignore"),
+    (aicommits, "title-stats.json", "src/stats.py"),
+    (aicommits, "title-poem.json", "poems/autumn.txt"),
+    (aicommits, "title-conventional-body.json", "src/stats.py"),
+    (aicommits, "title-sqrt2-conventional.json", "notes/sqrt2.tex"),
+]
+
+
+def answers(sim: SimThread, body: dict[str, Any], n: int = 1) -> list[str]:
+    """The texts of the simulator's `n` choices for a recorded chat body, sent as the
+    client sent it, through the openai SDK."""
+    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    reply = sdk.chat.completions.create(**(body | {"model": MODEL, "n": n}))
+    return [choice.message.content or "" for choice in reply.choices]
+
+
+def plain(text: str) -> bool:
+    """Whether `text` is one line of no code and no maths: a commit's subject."""
+    return "\n" not in text and not re.search(r"```|\\boxed|Computing|Here is", text)
+
+
+@pytest.mark.parametrize(("load", "name", "first"), TITLES)
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_a_commit_title_is_one_conventional_line_naming_the_first_file(
+    start_sim: Callable[..., SimThread],
+    profile: str,
+    load: Callable[[str], dict[str, Any]],
+    name: str,
+    first: str,
+) -> None:
+    (text,) = answers(start_sim(profile=profile), load(name))
+    assert plain(text) and len(text) <= 72, text
+    assert CONVENTIONAL.match(text) and first in text, text
+
+
+@pytest.mark.parametrize(
+    ("load", "name"), [(opencommit, "gitmoji.json"), (aicommits, "title-sqrt2-gitmoji.json")]
+)
+def test_a_gitmoji_prompt_gets_an_emoji_first(
+    start_sim: Callable[..., SimThread], load: Callable[[str], dict[str, Any]], name: str
+) -> None:
+    (text,) = answers(start_sim(), load(name))
+    assert plain(text) and not text[0].isascii() and not CONVENTIONAL.match(text), text
+
+
+def test_aicommits_body_request_gets_a_short_body(start_sim: Callable[..., SimThread]) -> None:
+    """Its second request (`-t conventional+body`) asks for the body alone: short lines,
+    no title again, no code."""
+    (text,) = answers(start_sim(), aicommits("body.json"))
+    lines = text.splitlines()
+    assert 1 < len(lines) <= 6 and all(len(line) <= 72 for line in lines), text
+    assert "src/stats.py" in text and not re.search(r"```|\\boxed|Here is", text)
+
+
+def test_several_choices_are_worded_apart(start_sim: Callable[..., SimThread]) -> None:
+    """`n` choices of one request are as many messages, each naming the file."""
+    texts = answers(start_sim(), aicommits("title-stats.json"), n=3)
+    assert len(set(texts)) == 3 and all("src/stats.py" in text for text in texts), texts
+
+
+def test_a_commit_message_asked_in_the_ask_is_one_too(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """No tool's system prompt: the ask asks for a commit message for a diff it shows."""
+    diff = opencommit("fix-stats.json")["messages"][-1]["content"]
+    body = {"messages": [{"role": "user", "content": f"Write a commit message for:\n{diff}"}]}
+    (text,) = answers(start_sim(), body)
+    assert plain(text) and CONVENTIONAL.match(text) and "src/stats.py" in text, text
+
+
+def test_a_diff_asked_about_otherwise_keeps_its_answer(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """A diff with no commit message asked for is read as before: code for code."""
+    diff = opencommit("fix-stats.json")["messages"][-1]["content"]
+    body = {"messages": [{"role": "user", "content": f"Refactor this function:\n{diff}"}]}
+    (text,) = answers(start_sim(), body)
+    assert "```python" in text
+
+
+def test_a_hunk_header_is_no_sum(start_sim: Callable[..., SimThread]) -> None:
+    """A new file's hunk header, `@@ -0,0 +1,4 @@`, asked about with no commit message
+    asked for, is no arithmetic; a sum written beside it still is."""
+    diff = aicommits("title-poem.json")["messages"][-1]["content"]
+    sim = start_sim()
+    (text,) = answers(sim, {"messages": [{"role": "user", "content": f"Review this:\n{diff}"}]})
+    assert "boxed" not in text and "Computing" not in text, text
+    ask = f"What is 7+2? Then review this:\n{diff}"
+    (text,) = answers(sim, {"messages": [{"role": "user", "content": ask}]})
+    assert text.startswith("Computing 7+2 step by step gives 9."), text
