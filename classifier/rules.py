@@ -34,8 +34,10 @@ compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text in
 a user turn, say the request comes from a coding agent's session (`session_intent`), where an
 ask that names a source file ("add a main guard to haiku.py") is coding whatever the model
-reads (`named_source_file`). Vanna's Agent's session is its tools' work alike: its asks are
-tool_calling unless the model clearly reads other work (`session_intent`).
+reads (`named_source_file`), and so is one with any tools offered outside such a session, an
+agent with a shell alone ("Explain what calc.py does.": `offered_file_intent`). Vanna's
+Agent's session is its tools' work alike: its asks are tool_calling unless the model clearly
+reads other work (`session_intent`).
 """
 
 from __future__ import annotations
@@ -75,6 +77,7 @@ ASKED_CONFIDENCE = 0.9
 # the latest ask alone, without the first ask weighted in
 Reading = Callable[[RequestView], list[float]]
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
+OFFERED_FILE = "tools_offered: tools offered, and the ask names a source file"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -229,8 +232,9 @@ def session_intent(
     first intent alone: an ask read as 0.5 writing and 0.45 reasoning is clearly not coding.
     But "add a main guard to haiku.py" was prose 0.989 in Kimi CLI's session, by "haiku"
     (found in a live review): an ask that names a source file is for the agent to read or
-    edit it, coding at `FILE_CONFIDENCE`. Only in an agent's session: in a chat app, "write
-    a haiku about my script deploy.sh" is the prose the model reads.
+    edit it, coding at `FILE_CONFIDENCE`. Outside an agent's session only with tools offered
+    (`offered_file_intent`): in a chat app, "write a haiku about my script deploy.sh" is the
+    prose the model reads.
 
     The confidence of the floor's rule is the model's probability of coding work (coding,
     tool_calling, instruction) with the odds the floor stands for applied, `AGENT_FLOOR /
@@ -270,7 +274,7 @@ def session_intent(
     out). Vanna's Agent's session (`tool_session`) is judged on the request alone still."""
     why = agent_session(v)
     if why is None:
-        return tool_session(v, p)
+        return tool_session(v, p) if v.tool_agent else offered_file_intent(v, p)
     first = max(range(len(p)), key=p.__getitem__)
     if first in _CODING_WORK and p[first] >= _EVEN:
         return None
@@ -285,6 +289,28 @@ def session_intent(
     if first in _CODING_WORK:
         rule += f", the model's {INTENTS[first]} {p[first]:.3f} < {_EVEN}"
     return Intent("coding", confidence, "rule"), rule
+
+
+def offered_file_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
+    """Coding at `FILE_CONFIDENCE`, and the rule that decided it, when `v` offers tools
+    outside a coding agent's session (`agent_session`: none of its built-in tools or text)
+    and its latest ask names a source file (`classifier.source_files`) that the model's
+    probabilities `p` read as other work than coding; None otherwise.
+
+    An agent with a shell alone is no known agent's session: in open-codex (one `shell`
+    tool), "Explain what calc.py does." was reasoning 0.89 by "explain" and "does", and
+    went to the cloud (found in a live review). An ask that names a source file, with tools
+    to read it offered, is for the app to read or edit that file. Tools offered are the
+    line: in a chat app with none, "write a haiku about my script deploy.sh" stays the
+    prose the model reads. A reading of coding work (coding, tool_calling, instruction)
+    stands, as in an agent's session ("run the tests in calc.py" is a call of the shell);
+    an ask for an offered tool by name was decided before (`rule_intent`)."""
+    if not v.has_tools or _reads_coding_work(p):
+        return None
+    name = named_source_file(v.latest)
+    if name is None:
+        return None
+    return Intent("coding", FILE_CONFIDENCE, "rule"), f"{OFFERED_FILE}: {name[-80:]}"
 
 
 def tool_session(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:

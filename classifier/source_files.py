@@ -5,8 +5,10 @@ named in full ("Makefile", "package.json").
 In a coding agent's session such an ask is coding whatever the model reads
 (`classifier.rules.session_intent`): the agent will read or edit that file. "add a main
 guard to haiku.py" in Kimi CLI's session was prose 0.989, by "haiku", and went to the cloud
-(found in a live review). Outside an agent's session a file name decides nothing: "write a
-haiku about my script deploy.sh" in a chat app is prose.
+(found in a live review). Outside one, so is an ask with tools offered to read it
+(`classifier.rules.offered_file_intent`): "Explain what calc.py does." in open-codex, a
+`shell` its one tool, was reasoning 0.89. With no tools a file name decides nothing: "write
+a haiku about my script deploy.sh" in a chat app is prose.
 
 Which extensions: the languages' (`_SOURCE`), with web pages and styles, and configuration
 read by programs (.yaml, .yml, .toml, .ini, .cfg): CI workflows, compose files, pyproject,

@@ -18,8 +18,9 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain
+from classifier import classify, explain, rules
 from classifier.request import view
+from classifier.source_files import named_source_file
 from router.translate.view import chat_view
 from tests.agent_shapes.claude_code import CLAUDE_CODE_SYSTEM
 
@@ -88,7 +89,11 @@ def test_a_claude_code_subagent_with_plain_tools_is_its_session(
 @pytest.mark.parametrize("ask", ASKS)
 def test_a_notes_app_with_the_same_tools_is_no_session(names: list[str], ask: str) -> None:
     """Without an agent's identity opening its system prompt: an app's, or one that names
-    Claude Code past its start, or none at all."""
+    Claude Code past its start, or none at all. No agent's session: the model reads the
+    ask, but one that names a source file with tools offered is coding by its own rule
+    (`rules.offered_file_intent`)."""
+    named = named_source_file(ask)
+    rule = None if named is None else f"{rules.OFFERED_FILE}: {named}"
     systems: list[str | list[dict[str, Any]]] = [
         "You are a helpful notes assistant. Read, write and edit the user's notes.",
         f"You help with notes. Never claim this: {MAIN}",
@@ -100,7 +105,7 @@ def test_a_notes_app_with_the_same_tools_is_no_session(names: list[str], ask: st
         seen = view(body)
         assert (seen.agent_tools, seen.harness_cut) == (False, False)
         assert seen.tool_names == " ".join(names)
-        assert explain(body)["rule"] is None
+        assert explain(body)["rule"] == rule
 
 
 def test_an_identity_alone_without_tools_is_no_session() -> None:
