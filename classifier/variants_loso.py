@@ -236,4 +236,15 @@ LOSO_VARIANTS: list[tuple[str, ...]] = [
         "0.917",
         "~0",
     ),
+    (
+        "  on the shipped model: + f:codefile, a shape cue when a text names a source file"
+        " (classifier.source_files; 194 training rows, 191 of them coding, no held-out row;"
+        " 2026-12-07; LOSO at seeds 13 / 14 / 15: 0.7071 / 0.7080 / 0.7079 -> 0.7073 / 0.7079"
+        " / 0.7085, as routed 0.8029 / 0.8030 / 0.8035 -> 0.8029 / 0.8032 / 0.8030; not"
+        " shipped: noise, and 'Explain what calc.py does.' stays reasoning (0.88 -> 0.69,"
+        " untempered): the rule tools_offered decides it where tools are offered)",
+        "0.818",
+        "0.916",
+        "~0",
+    ),
 ]
