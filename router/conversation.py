@@ -34,9 +34,10 @@ from classifier.code_puppy import without_summary
 from classifier.continue_cli import without_snapshot
 from classifier.failure_log import FailureLog
 from classifier.mastra import without_working_memory
-from classifier.message import System, read_system, scanned_texts
+from classifier.message import System, read_system
 from classifier.system_ask import system_asks
 from router.clock_text import CLOCK_SPAN, CLOCK_TEXT
+from router.keyed_content import keyed
 from router.record import Api
 from router.session import session_id
 from router.stored_responses import conversation_of
@@ -44,8 +45,6 @@ from router.translate.text_parts import content_text
 
 KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
 CLOCK = "<clock>"
-# A content part's prompt-caching marks (`said`): Anthropic's and OpenRouter's, litellm's
-CACHE_MARKS = ("cache_control",)
 # In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
 # a Haystack side call's, a Google ADK run's and a browser-use run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
@@ -251,50 +250,6 @@ def _unchanging(system: str) -> str:
     its pin lost (found in a live review)."""
     system = without_working_memory(without_snapshot(without_summary(system)))
     return beeai.without_flags(system, KEY_CHARS + CLOCK_SPAN)
-
-
-def keyed(content: object) -> str:
-    """What a key hashes of `content` (a message's, or its ask's): its words, whatever their
-    shape. A string is itself; a part array the texts of its text parts, one a line, its other
-    parts (images, files) passed over, read as the classifier reads them
-    (`classifier.message.scanned_texts`: the first and the last 8 parts of a long array, a
-    thousand images are not each read): "X" and `[{"type": "text", "text": "X"}]` are one
-    conversation. Keyed as sent, they were two, and a client that sends an ask as a string,
-    then as parts in the history it resends, keyed every follow-up anew, its pin lost
-    (llama-stack 0.2.12's Responses API does, a math chat pinned to the cloud went local on
-    its second turn: found live; the OpenAI Agents SDK and the Vercel AI SDK convert between
-    the two too). A Responses input's `input_text` parts and a Messages request's text blocks
-    reach it as a chat view's text parts (`router.request.readable_view`), and key so too.
-    Content of no text (an image alone, none, an odd shape) is keyed by its shape as sent
-    (`said`), as before: the same parts sent again key alike."""
-    if isinstance(content, list):
-        texts = [text for text in scanned_texts(content) if text]
-        if texts:
-            return "\n".join(texts)
-    return str(said(content))
-
-
-def said(content: object) -> object:
-    """`content` (a message's, or its ask's) without its parts' prompt-caching marks
-    (`CACHE_MARKS`), which say nothing of what was said: litellm's
-    `cache_control_injection_points`, and Cline, Roo or an OpenRouter user, mark the newest
-    one or two user messages' parts `cache_control`, so a session's first ask was marked on
-    its first turn only and its key changed on the second (a BeeAI chat of three turns was
-    two conversations, found running BeeAI Framework 0.1.85 through litellm). Content
-    without such a mark is `content` itself. Its text parts' marks no longer reach a key,
-    which hashes their text alone (`keyed`); the marks of content of no text still would. A
-    Messages request's blocks need none of this: its chat view drops their `cache_control`
-    (`router.translate.anthropic_request`)."""
-    if not isinstance(content, list) or not any(_marked(part) for part in content):
-        return content
-    return [
-        {k: v for k, v in part.items() if k not in CACHE_MARKS} if _marked(part) else part
-        for part in content
-    ]
-
-
-def _marked(part: object) -> bool:
-    return isinstance(part, dict) and any(mark in part for mark in CACHE_MARKS)
 
 
 def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:

@@ -43,7 +43,7 @@ def test_other_requests_key_as_they_always_did() -> None:
     across an upgrade: a ReActAgent's turn whose ask comes wrapped, and the same messages under
     another app's system prompt or none, where "Message: " is the user's own text. Those of
     the last three changed once, when a part array came to key by its text
-    (`router.conversation.keyed`): their asks are text parts."""
+    (`router.keyed_content.keyed`): their asks are text parts."""
     other = "You are a helpful assistant."
     bare = captured("react-second.json")
     bare["messages"] = bare["messages"][1:]

@@ -1,4 +1,4 @@
-"""A prompt-caching mark on a message's parts changes no conversation (`router.conversation.said`).
+"""A prompt-caching mark on a message's parts changes no conversation (`router.keyed_content.said`).
 
 Found running BeeAI Framework 0.1.85 through litellm 1.110.2 with
 `cache_control_injection_points`: litellm marks the newest message's text part
@@ -127,7 +127,7 @@ def test_a_messages_chat_whose_newest_block_is_marked_is_one_conversation(
 def test_content_without_a_mark_keys_as_it_always_did() -> None:
     """The keys of unmarked string content, as the router made them before the marks were
     left out (a ledger's conversations do not split across an upgrade); a message's own mark
-    is not read. A part array keys by its text since (`router.conversation.keyed`): one text
+    is not read. A part array keys by its text since (`router.keyed_content.keyed`): one text
     part as its string does, two parts as their texts one a line."""
     system = "You are a helpful assistant. Today is 2026-12-07."
     ask = "What is 17 + 25?"

@@ -1,4 +1,4 @@
-"""A message's words key its conversation whatever their shape (`router.conversation.keyed`).
+"""A message's words key its conversation whatever their shape (`router.keyed_content.keyed`).
 
 Found live with llama-stack 0.2.12 in front of the router: its Responses API sends a turn's
 ask to the router's chat completions as a string, and on the follow-up resends it in the
