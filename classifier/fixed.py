@@ -45,6 +45,10 @@ MEMORY_EXTRACTION = "mem0's memory extraction, update or summary: its app's back
 RESEARCH_REPORT = "gpt-researcher's report request: a detailed report, whatever its research found"
 TASK_RECORD = "Taskmaster's planning prompt: a task record in its form, whatever the user asked"
 ROUTE_CHOICE = "mcp-agent's LLM router or intent classifier: given labels in a given JSON form"
+ROLEPLAY = (
+    "sillytavern: SillyTavern's default main prompt: a character's next reply in a fictional"
+    " chat, role-play whatever the user's turn says"
+)
 AGENT_CHOICE = (
     "fast-agent's router or orchestrator planner: an agent's name, or a plan of its agents,"
     " in its given form"
@@ -92,3 +96,5 @@ TASK_RECORD_READING = Fixed("instruction", FORCED_CONFIDENCE, TASK_RECORD)
 ROUTE_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, ROUTE_CHOICE, side=True)
 # A name out of the agents listed, or a plan naming them, whatever the ask (`classifier.fast_agent`)
 AGENT_CHOICE_READING = Fixed("instruction", FORCED_CONFIDENCE, AGENT_CHOICE, side=True)
+# Fiction, whatever the turn's words (`classifier.sillytavern`): role-play is prose
+ROLEPLAY_READING = Fixed("prose", FORCED_CONFIDENCE, ROLEPLAY)

@@ -20,7 +20,8 @@ extract, classify or cast task's is a given form over a given text,
 mem0's memory calls are its app's background job, gpt-researcher's report request asks for a
 detailed report whatever its research found, mcp-agent's LLM router's and intent classifier's
 templates ask for given labels, fast-agent's router's call and its orchestrator's plan ask
-for an agent's name or a plan of its agents in a given form);
+for an agent's name or a plan of its agents in a given form, SillyTavern's default main
+prompt asks for a character's next reply in a fictional chat);
 Vanna's Agent's ask is for its tools (`RequestView.tool_agent`), a Letta agent's or a Marvin
 task's forced call is its reply channel (`RequestView.reply_channel`), and Marvin's end-turn
 tool no tool offered (`classifier.marvin.own_tools`), and agency-swarm's `send_message` names
@@ -64,6 +65,7 @@ from classifier import (
     ragas,
     rawdog,
     shell_gpt,
+    sillytavern,
     smolagents,
     taskmaster,
     vanna,
@@ -83,6 +85,7 @@ from classifier.fixed import (
     MEMORY_EXTRACTION_READING,
     MEMORY_SUMMARY_READING,
     RESEARCH_REPORT_READING,
+    ROLEPLAY_READING,
     ROUTE_CHOICE_READING,
     TASK_RECORD_READING,
     TOOL_STEP_READING,
@@ -305,6 +308,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (taskmaster.plans, TASK_RECORD_READING),
     (mcp_agent.routes, ROUTE_CHOICE_READING),
     (fast_agent.picks_agents, AGENT_CHOICE_READING),
+    (sillytavern.roleplays, ROLEPLAY_READING),
 )
 
 

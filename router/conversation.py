@@ -24,6 +24,7 @@ from classifier import (
     letta,
     marvin,
     semantic_kernel,
+    sillytavern,
     smolagents,
     swarms,
 )
@@ -58,6 +59,8 @@ BROWSER_USE = "framework:browser-use"
 MAGENTIC = "framework:semantic-kernel-magentic"
 # ...and with its agent's and conversation's ids, in a Letta agent's (`_marked_key`)
 LETTA = "app:letta"
+# ...and with its character (or group) and persona, in a SillyTavern chat's (`_marked_key`)
+SILLYTAVERN = "app:sillytavern"
 # In place of all it reads, in the key of a request a reader failed on (`_sent_key`)
 UNREAD = "unread"
 _unread = FailureLog(
@@ -134,7 +137,10 @@ def conversation_key(
     code-puppy's compaction summary.
     A Letta agent's system prompt is its memory, which its tools edit within a conversation,
     and a compaction changes its first ask: its requests are keyed by the agent's and the
-    conversation's ids its prompt names instead (`_marked_key`). A Marvin thread's first ask
+    conversation's ids its prompt names instead (`_marked_key`), and a SillyTavern chat's by
+    the character and persona its main prompt names (`classifier.sillytavern.chat_names`):
+    its lorebook entries come and go, and its oldest messages drop out, so 6 turns of one
+    chat were 5 conversations (found in a live review). A Marvin thread's first ask
     is hashed as sent (`classifier.marvin`): a task's frame holds its id, new for each task,
     and a thread's first task opens every later request of the thread, so two threads of
     `marvin.run` that open with the same words are two conversations; keyed by the
@@ -176,6 +182,8 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
     system = read_system(messages)
     if (ids := letta.agent_ids(system)) is not None:
         return _marked_key(digest, LETTA, *ids)
+    if (names := sillytavern.chat_names(messages, system)) is not None:
+        return _marked_key(digest, SILLYTAVERN, *names)
     first: object = None
     framework = _framework(messages, system)
     framed = framework is not None
@@ -266,7 +274,12 @@ def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
     holds the agent's memory blocks: its memory tools edit them within a conversation, and
     one agent's conversation split in two at an edit, its pin lost (found in a live review).
     Nor its first ask, which a compaction hides. The ids are the server's: one agent's
-    conversations are apart, its turns one."""
+    conversations are apart, its turns one.
+
+    A SillyTavern chat's (`SILLYTAVERN`): its character, or its group's members, and the
+    user's persona (`classifier.sillytavern.chat_names`), one conversation per character and
+    persona. Not its system messages, among which World Info entries come and go, nor its
+    first user message, which drops out of a long chat's context."""
     _hash_part(digest, mark)
     for part in parts:
         _hash_part(digest, part)
