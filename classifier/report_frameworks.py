@@ -254,4 +254,14 @@ FRAMEWORKS_NOTE = """\
    short body (description) of a git commit message. ...") give coding (0.97),
    rule-decided (`commit_message`): read by topic, aicommits' poem-only commit was prose
    0.55 and opencommit's LaTeX proof math 0.62.
+   SillyTavern (1.19.0, `classifier/sillytavern.py`): a roleplay chat app whose default
+   main prompt, the first system message (or the opening of the one message its prompt
+   post-processing leaves), is "Write <char>'s next reply in a fictional chat between
+   <char> and <user>." with the names put in; that sentence, alone on its line, gives
+   prose (0.97), rule-decided (`sillytavern`), as role-play is prose whatever the turn
+   says: read by their words, one chat's turns were reasoning, tool_calling, reasoning,
+   tool_calling, prose, tool_calling, no tool offered. Its chats are keyed by the names it
+   holds (the character, or a group chat's members, and the persona), not by its system
+   messages, among which lorebook entries come and go, nor by a first user message that
+   trimming drops: keyed so, 6 turns of one chat were 5 conversations.
 """
