@@ -73,6 +73,9 @@ And gptcli's `dev` assistant's fixed user message and its "Understood.", which o
 every run, passed over to the user's first ask (`classifier.gptcli`).
 And mcp-agent's parallel fan-in: each agent's message, which it prints as a Python object,
 read as its text (`classifier.mcp_agent`).
+And paper-qa's evidence summaries and answer, a research app's: each read by the question it
+quotes, not by the excerpt or the context around it, its retry of a summary passed over
+(`classifier.paper_qa`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -105,6 +108,7 @@ from classifier import (
     mastra,
     mcp_agent,
     openai_agents,
+    paper_qa,
     praisonai,
     pydantic_ai,
     semantic_kernel,
@@ -165,6 +169,7 @@ _TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
     taskmaster.query_ask,
     lambda m, ms, s: beeai.task_ask(m, s),
     lambda m, ms, s: mcp_agent.fan_in_ask(m),
+    paper_qa.question_ask,
 )
 
 
@@ -222,6 +227,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
         or marvin.passed_over(messages, index, system)
         or agentscope.passed_over(messages, index)
         or beeai.passed_over(messages, index, system)
+        or paper_qa.passed_over(messages, index, system)
     )
 
 

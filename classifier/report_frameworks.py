@@ -142,6 +142,17 @@ FRAMEWORKS_NOTE = """\
    Query:", the query in quotes, "You *must* respond with a JSON object ..."), each the
    request's last message after system messages alone; the conversation key hashes the query,
    marked as Haystack's.
+   Of paper-qa's evidence summaries and its answer (`classifier/paper_qa.py`, 2026.8.12), the
+   question they quote is read, after the template's last "Question:" marker: a summary's
+   JSON system prompt ("Provide a summary of the relevant information that could help answer
+   the question based on the excerpt. ...") over "Excerpt from ...", the excerpt and the
+   question; its text-only summary ("Summarize the excerpt below to help answer a question.
+   ...") and its answer ("Answer the question below with the context. ...", the summaries as
+   context), each its one user message with its fixed instructions after the question. Read
+   as written, a summary went by its excerpt (a Rust chunk coding, a proof math, prose
+   writing) and the answer was instruction 0.53-0.83 for every question; its retry of a
+   summary it could not parse ("In a prior attempt, we failed with this failure message:")
+   is passed over, and one question's summaries key as one conversation.
    Of Open WebUI's background tasks (`classifier/open_webui.py`: its default templates, one
    user message after system messages alone, "### Task:" and a task's sentence, the chat in
    `<chat_history>` as "USER: ..." and "ASSISTANT: ..." lines), the chat's own asks are
