@@ -11,6 +11,16 @@ Nor is a unified diff's hunk header (`@@ -0,0 +1,4 @@`, `_HUNK`): every new file
 read "0 +1" as a sum, and opencommit and aicommits committed "Computing 0 +1 step by step
 gives 1" as the commit message (found in a live review). Both readers pass over the
 headers (`_unhunked`).
+
+Nor is a number range written close (`45-67`, `0-18`, `1-10`, `_JOINED`): a citation's
+pages ("Journal of Imaginary Biomaterials 12:45-67"), a chunk's lines ("lines 0-18") and a
+score's scale ("an integer score from 1-10") are no subtraction, and
+paper-qa's citations, summaries and answers all read "Computing 45-67 step by step gives
+-22" (found in a live review). Such a range is passed over (`_unranged`) unless the ask asks
+for a computation: a word that does (`_COMPUTE`, "compute", "calculate"), a lead into it
+("What is 45-67?", `_ASKED_BEFORE`), or an operator or `=` beside it (`3-5 + 2`, `9-4 =`)
+making it part of a longer one. Spaced (`45 - 67`) or another operator, it is a sum as
+before.
 """
 
 from __future__ import annotations
@@ -26,18 +36,50 @@ _MEMBER = re.compile(r'"\s*:\s*\Z')  # what leads into a JSON member's value
 _MEMBER_LEAD = 32  # characters before a match read for the rest of its number and a lead
 # a unified diff's hunk header, indented as opencommit's example diff indents it
 _HUNK = re.compile(r"^[ \t]*@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
+# two numbers joined by a hyphen written close: a range, a span of pages or lines (three
+# or more, a date's `2020-01-01`, read as before: a test pins a column of dates' answer)
+_JOINED = re.compile(r"(?<!\d)(?<!\d[.-])\d+(?:\.\d+)?-\d+(?:\.\d+)?(?!\.?\d|-\d)")
+# an ask for a computation anywhere in the text, where every range is read as a sum
+# (the verbs alone: "Computing 45-67 step by step", quoted back, or "plus or minus" asks none)
+_COMPUTE = re.compile(r"\b(?:compute|calculate|subtract)\b", re.I)
+# what leads into a range that makes it a sum: an ask ("What is", "evaluate"), or an
+# operator after a number or another operator's side (`2 * 3-5`, `= 3-5`)
+_ASKED_BEFORE = re.compile(
+    r"(?:\bwhat(?:'s|\s+is)|\bevaluate|\bsimplify|\bsolve|[\d)]\s*[-+*/^×]|[+*/^×=])[\s(-]*\Z",
+    re.I,
+)
+_ASKED_AFTER = re.compile(r"\s*(?:=|[-+*/^×]\s*[\d(])")  # `9-4 =`, `3-5 + 2`
+_ASKED_LEAD = 24  # characters before a range read for what leads into it
 
 
 def sum_written(text: str) -> bool:
     """Whether `text` writes two numbers with an operator between them, not as a JSON
-    member's value (`_templated`) nor in a diff's hunk header (`_HUNK`)."""
-    text = _unhunked(text)
+    member's value (`_templated`), in a diff's hunk header (`_HUNK`) nor as a range no
+    computation is asked of (`_unranged`)."""
+    text = _unranged(_unhunked(text))
     return any(not _templated(text, found.start()) for found in _SUM.finditer(text))
 
 
 def _unhunked(text: str) -> str:
     """`text` with each diff hunk header's numbers blanked out, the rest where it was."""
     return _HUNK.sub(lambda found: " " * len(found.group(0)), text)
+
+
+def _unranged(text: str) -> str:
+    """`text` with each range written close (`_JOINED`) blanked out, the rest where it
+    was; unless the text asks for a computation (`_COMPUTE`), and but for a range that an
+    ask or an operator leads into or an operator or `=` follows (`_ASKED_BEFORE`,
+    `_ASKED_AFTER`)."""
+    if "-" not in text or _COMPUTE.search(text):
+        return text
+
+    def blanked(found: re.Match[str]) -> str:
+        lead = text[max(0, found.start() - _ASKED_LEAD) : found.start()]
+        if _ASKED_BEFORE.search(lead) or _ASKED_AFTER.match(text, found.end()):
+            return found.group(0)
+        return " " * len(found.group(0))
+
+    return _JOINED.sub(blanked, text)
 
 
 def _templated(text: str, start: int) -> bool:
@@ -84,8 +126,9 @@ def _eval_node(node: ast.AST) -> float:
 
 def evaluate_first(text: str) -> tuple[str, str] | None:
     """The first arithmetic expression `text` writes, outside a template's member
-    (`_templated`) and a diff's hunk headers (`_HUNK`), and its value; None for none."""
-    text = _unhunked(text)
+    (`_templated`), a diff's hunk headers (`_HUNK`) and a range no computation is asked of
+    (`_unranged`), and its value; None for none."""
+    text = _unranged(_unhunked(text))
     for match in _EXPR.finditer(text):
         expr = match.group(0)
         if not re.search(r"[-+*/^×]", expr) or _templated(text, match.start()):
