@@ -5,7 +5,8 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
 The value is the schema's `default` where it gives one it allows (pydantic's `= None`), else
-the first thing the schema allows, named after its field where that hints (`city` → the
+the first thing the schema allows (of a number bounded both ways, the middle of its range:
+`_number`), named after its field where that hints (`city` → the
 place the prompt names, `asked_tool.named_place`, else Paris), a free string that names an
 agent the agent a `Named` gives (one the prompt lists: fast-agent's router and orchestrator,
 `offered_agents`), else the prompt's first words (a command's argv, an array of strings,
@@ -381,11 +382,22 @@ def _typed(value: Any, schema: dict[str, Any]) -> bool:
 
 
 def _number(schema: dict[str, Any], integer: bool) -> int | float:
-    """1, or the least that `minimum`/`exclusiveMinimum` allow, within `maximum`."""
+    """The middle of the range `minimum`/`exclusiveMinimum` and `maximum` give (rounded
+    down for an integer), else 1, or the least the lower bound allows, within `maximum`.
+    A rating asked on a scale is none of its ends: paper-qa's summaries, asked a
+    `"relevance_score": 0-10`, got its lowest, 0, and paper-qa 2026.8.12 keeps no summary
+    scored under 1 (`evidence_relevance_score_cutoff`, `paperqa/settings.py`), so a demo
+    answer would have had no evidence (found in a live review)."""
     low, above, high = (_bound(schema, k) for k in ("minimum", "exclusiveMinimum", "maximum"))
-    value = 1.0 if low is None else low
     if above is not None:
-        value = max(value, above + (1 if integer else 0.5))
+        past = above + (1 if integer else 0.5)
+        low = past if low is None else max(low, past)
+    if integer and low is not None:
+        low = math.ceil(low)
+    if low is not None and high is not None and low <= high:
+        middle = (low + high) / 2
+        return math.floor(middle) if integer else middle
+    value = 1.0 if low is None else low
     if high is not None and value > high:
         value = high
     return math.ceil(value) if integer else value

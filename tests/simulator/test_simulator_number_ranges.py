@@ -1,14 +1,17 @@
 """A range of numbers written close (`12:45-67`, `lines 0-18`, "a score from 1-10") is no
-subtraction unless the ask asks for one.
+subtraction unless the ask asks for one, and a number bounded both ways is the middle of
+its range.
 
 paper-qa 2026.8.12's citations, summaries and answers in demo mode all read "Computing
 45-67 step by step gives -22. The answer is $\\boxed{-22}$.": the simulator took a paper's
-pages for a sum, and the citation it inferred named the document "Computing". The prompts
-below are the ones it sent (found in a live review).
+pages for a sum, and the citation it inferred named the document "Computing". Its JSON
+summaries, asked a `"relevance_score": 0-10`, got 0, the lowest, under the score paper-qa
+keeps a summary at. The prompts below are the ones it sent (found in a live review).
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -80,6 +83,29 @@ ANSWER = (
     "from the context above and only use the citation keys from the context.\n\nAnswer (about "
     "200 words, but can be longer):"
 )
+# paper-qa's JSON summary (`summary_json_system_prompt`) and a chunk it sent with it
+JSON_SYSTEM = (
+    "Provide a summary of the relevant information that could help answer the question based "
+    "on the excerpt. Your summary, combined with many others, will be given to the model to "
+    'generate an answer. Respond with the following JSON format:\n\n{\n  "summary": "...",\n'
+    '  "relevance_score": 0-10\n}\n\nwhere `summary` is relevant information from the text - '
+    "about 100 words. `relevance_score` is an integer 0-10 for the relevance of `summary` to "
+    "the question.\n\nThe excerpt may or may not contain relevant information. If not, leave "
+    "`summary` empty, and make `relevance_score` be 0."
+)
+JSON_USER = (
+    "Excerpt from Tanaka2022 chunk 4: Tanaka, K. Degradation kinetics of boronate hydrogels in "
+    "vivo. 2022.\n\n---\n\n6 the boronate hydrogel was implanted in rabbit knee defects and its "
+    "mass loss was measured at week 6. Mass loss reached 30% and chondrocyte viability stayed "
+    "near 95%. Storage modulus was 10 kPa and degradation products were non-toxic. The team "
+    "compared these values against polycaprolactone controls that degraded far more slowly "
+    "over the same interval.\n\nSection 7. In experiment 7 the boronate hydrogel was implanted "
+    "in rabbit knee defects and its mass loss was measured at week 7. Mass loss reached 32% and "
+    "chondrocyte viability stayed near 96%. Storage modulus was 11 kPa and degradation products "
+    "were non-toxic. The team compared these values against polycaprolactone controls that "
+    "degraded far more slowly over the same interval.\n\nSection 8. In experiment 8 the "
+    f"boronate hydrogel was\n\n---\n\n{QUESTION}"
+)
 
 
 def said(sim: SimThread, messages: list[dict[str, str]], **extra: Any) -> str:
@@ -139,3 +165,36 @@ def test_a_computation_asked_of_numbers_written_close_is_computed(
     """Asked ("What is", "compute", "calculate", `=`), or part of a longer expression, or
     spaced, the numbers are a sum as before."""
     assert said(start_sim(), [user(ask)]).startswith(computed)
+
+
+@pytest.mark.parametrize("profile", ["vllm", "cloud"])
+def test_paperqa_json_summary_gets_a_score_inside_its_range(
+    start_sim: Callable[..., SimThread], profile: str
+) -> None:
+    """The summary is JSON of the shape shown, its `relevance_score` an integer of 1-10:
+    paper-qa drops a summary scored under 1 (its default cutoff), and with 0 every demo
+    answer was "I cannot answer"."""
+    messages = [{"role": "system", "content": JSON_SYSTEM}, user(JSON_USER)]
+    got = json.loads(said(start_sim(profile=profile), messages))
+    assert list(got) == ["summary", "relevance_score"] and isinstance(got["summary"], str)
+    score = got["relevance_score"]
+    assert isinstance(score, int) and not isinstance(score, bool) and 1 <= score <= 10
+
+
+def test_a_number_bounded_both_ways_is_the_middle_of_its_range(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """`minimum` and `maximum` give the middle (rounded down for an integer), under a
+    schema as in a template; a bound on one side alone still gives its end or 1."""
+    properties = {
+        "score": {"type": "integer", "minimum": 0, "maximum": 10},
+        "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+        "rank": {"type": "integer", "minimum": 3},
+        "count": {"type": "integer"},
+    }
+    schema = {"type": "object", "properties": properties, "required": list(properties)}
+    answer = {"type": "json_schema", "json_schema": {"name": "rating", "schema": schema}}
+    got = json.loads(said(start_sim(), [user("Rate the draft.")], response_format=answer))
+    assert got == {"score": 5, "confidence": 0.5, "rank": 3, "count": 1}
+    template = 'Rate the draft.\n\nRespond ONLY with: {"score": 1-10, "confidence": 0.0-1.0}'
+    assert json.loads(said(start_sim(), [user(template)])) == {"score": 5, "confidence": 0.5}
