@@ -11,6 +11,7 @@ from typing import Any, Protocol
 from evals.redaction import Secrets
 from router.attempt_errors import RouterFault, UpstreamError
 from router.backends import openrouter_reasoning
+from router.backends.empty_content import without_empty_content
 from router.backends.empty_tools import without_empty_tools
 from router.backends.search_off import without_search_off
 from router.backends.tool_result_ids import with_call_ids
@@ -127,15 +128,17 @@ def prepare_body(settings: BackendSettings, body: dict[str, Any], api: Api) -> d
     which OpenAI refuses too (`reasoning_for`); a chat body's tool results without their
     `tool_call_id`, as llama-stack's native API sends them, given the ids of the calls they
     pair with by position for a backend not taken for vLLM, which OpenAI refuses otherwise
-    (`router.backends.tool_result_ids`). Here, so every backend, fallback and shadow gets it
-    so.
+    (`router.backends.tool_result_ids`); and for such a backend, a chat body's assistant
+    turns of tool calls alone with null content, not the empty array rigging sends, which
+    OpenAI refuses (`router.backends.empty_content`). Here, so every backend, fallback and
+    shadow gets it so.
 
     Extras are defaults: a dict-valued extra (e.g. `chat_template_kwargs`) is merged with
     what the client sent, the client's keys winning; everything else passes untouched.
     """
     out = dict(without_search_off(without_empty_tools(body) if api == "chat" else body))
     if api == "chat" and not is_vllm(settings):
-        out = with_call_ids(out)
+        out = with_call_ids(without_empty_content(out))
     out = reasoning_for(settings, out, api)
     dropped = left_out(settings, out, api)
     if dropped:  # names only: a value may be anything

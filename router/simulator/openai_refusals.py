@@ -7,16 +7,16 @@ The cloud profile stands for OpenAI: a `truncation`, `metadata`, `reasoning`, `t
 `background`, `stream`, `stream_options`, `instructions` or `max_output_tokens` of the
 wrong JSON kind (or below 16), and on chat (`refuse_chat`) a `messages`, `stream`, `store`,
 `max_tokens`, `max_completion_tokens`, `temperature`, `stream_options`, `tools`, `logprobs`
-or `top_logprobs` of one, `messages` or `tools` empty, `messages` missing or a message
-without its `role`, an output limit below 1, `top_logprobs` below 0; then a tool result
-without its `tool_call_id` (`ROLE_FIELDS`), and on both APIs a function's schema whose
-`type` is not JSON Schema's (`router.simulator.openai_schemas`), and on Responses a
-`function_call_output` without its `call_id`. llama-stack 0.2.12 sends the first two, which
-the cloud profile answered. The tables below are the simulator's own, written from OpenAI's
-API and not from the router's check of the same fields (`router.echoed_fields`,
-`router.request`): the cloud profile called that check, so a test comparing the router's
-refusal with the simulator's compared a check with itself, and a router check that drifted
-from OpenAI's went unseen. Now it is seen
+or `top_logprobs` of one, `messages`, `tools` or a message's content array empty,
+`messages` missing or a message without its `role`, an output limit below 1, `top_logprobs`
+below 0; then a tool result without its `tool_call_id` (`ROLE_FIELDS`), and on both APIs a
+function's schema whose `type` is not JSON Schema's (`router.simulator.openai_schemas`), and
+on Responses a `function_call_output` without its `call_id`. llama-stack 0.2.12 sends the
+first two, which the cloud profile answered. The tables below are the simulator's own,
+written from OpenAI's API and not from the router's check of the same fields
+(`router.echoed_fields`, `router.request`): the cloud profile called that check, so a test
+comparing the router's refusal with the simulator's compared a check with itself, and a
+router check that drifted from OpenAI's went unseen. Now it is seen
 (`tests/agent_apis/test_agent_refusal_parity.py`). Nothing here comes from the router.
 
 Sources. The closed sets and the fields each tool takes are the `openai` SDK's types (3.57:
@@ -39,6 +39,7 @@ from router.simulator.openai_shape import (
     Metadata,
     Node,
     OneOf,
+    Parts,
     Typed,
     check,
     refuse_role_fields,
@@ -152,11 +153,8 @@ REQUEST = Fields(
     }
 )
 # A chat message: its role required (its values are the backend's to check here), its
-# content a string or an array of parts
-MESSAGE = Fields(
-    {"role": ANYTHING, "content": Kind("one of a string or array of objects", (str, list))},
-    ("role",),
-)
+# content a string or an array of parts, not empty
+MESSAGE = Fields({"role": ANYTHING, "content": Parts()}, ("role",))
 # The chat fields checked: the kind of each the `openai` SDK's `CompletionCreateParams`
 # types; `messages` and `tools` not empty
 CHAT = Fields(

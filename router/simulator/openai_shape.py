@@ -2,11 +2,11 @@
 its shape as OpenAI does: in its error body, words and code (`check`).
 
 A shape is a node of one small language: a JSON kind, a closed set of strings, an object's
-fields, an array, an object its `type` names, an array of which only the items of some
-types are checked, a choice of a string or such an object, metadata. Which field of a
-request takes which shape is the tables' (`router.simulator.openai_refusals`). Kept apart
-from them: the tables grow with OpenAI's API and the `openai` SDK's types, the walk and its
-words only with a new kind of refusal.
+fields, an array, a message's content (a string or parts), an object its `type` names, an
+array of which only the items of some types are checked, a choice of a string or such an
+object, metadata. Which field of a request takes which shape is the tables'
+(`router.simulator.openai_refusals`). Kept apart from them: the tables grow with OpenAI's
+API and the `openai` SDK's types, the walk and its words only with a new kind of refusal.
 
 The codes and words are those of OpenAI's 400s as its clients quote them: "Invalid value:
 'other'. Supported values are: 'search', 'open_page', and 'find_in_page'." (`invalid_value`,
@@ -26,7 +26,9 @@ got an object instead." (pydantic/pydantic-ai#2653); "Invalid 'messages': empty 
 Expected an array with minimum length 1, but got an empty array instead." (`empty_array`,
 CopilotKit/CopilotKit#529), in which words it refuses `tools: []` on chat too (dnakov/
 anon-kode#20; vllm-project/vllm#39780 names the code), though not on Responses, where the
-OpenAI Agents SDK sends it for an agent without tools (`tests/fixtures/openai-agents-*`);
+OpenAI Agents SDK sends it for an agent without tools (`tests/fixtures/openai-agents-*`),
+and a message's `content: []` ("Invalid 'messages[4].content': empty array. ...",
+langchain-ai/langchainjs#11416, n8n-io/n8n#38526: an assistant's turn of tool calls alone);
 "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0
 instead." (`integer_below_min_value`, it-at-m/mucgpt#608), and of `max_output_tokens`
 ">= 16, but got 10" (vectorize-io/hindsight#58). A JSON null is a field not asked, as
@@ -84,6 +86,14 @@ class ListOf:
 
 
 @dataclass(frozen=True)
+class Parts:
+    """A chat message's content: a string, or an array of parts that may not be empty
+    (`said`: OpenAI's words for the two). The parts themselves are the backend's."""
+
+    said: str = "one of a string or array of objects"
+
+
+@dataclass(frozen=True)
 class Typed:
     """An object its `type` names: each type's fields; `opaque`, the types OpenAI knows
     whose fields are not checked here (hosted tools). Any other type is refused."""
@@ -119,7 +129,7 @@ class Metadata:
     value_chars: int = 512
 
 
-Node = Kind | OneOf | Fields | ListOf | Typed | Items | Choice | Metadata
+Node = Kind | OneOf | Fields | ListOf | Parts | Typed | Items | Choice | Metadata
 
 
 def refusal(message: str, param: str, code: str | None) -> ApiError:
@@ -180,16 +190,9 @@ def check(value: Any, node: Node, param: str) -> None:
     elif isinstance(node, Fields):
         _fields(value, node, param)
     elif isinstance(node, ListOf):
-        if not isinstance(value, list):
-            raise _wrong_kind(value, param, node.said)
-        if node.filled and not value:
-            message = (
-                f"Invalid '{param}': empty array. Expected an array with minimum length 1,"
-                " but got an empty array instead."
-            )
-            raise refusal(message, param, "empty_array")
-        for index, item in enumerate(value):
-            check(item, node.item, f"{param}[{index}]")
+        _list_of(value, node, param)
+    elif isinstance(node, Parts):
+        _parts(value, node, param)
     elif isinstance(node, Typed):
         _typed(value, node, param)
     elif isinstance(node, Items):
@@ -204,6 +207,31 @@ def check(value: Any, node: Node, param: str) -> None:
             raise _wrong_kind(value, param, expected)
     else:
         _metadata(value, node, param)
+
+
+def _list_of(value: Any, node: ListOf, param: str) -> None:
+    if not isinstance(value, list):
+        raise _wrong_kind(value, param, node.said)
+    if node.filled and not value:
+        raise _empty_array(param)
+    for index, item in enumerate(value):
+        check(item, node.item, f"{param}[{index}]")
+
+
+def _parts(value: Any, node: Parts, param: str) -> None:
+    """A string, or an array not empty (its parts not checked here)."""
+    if not isinstance(value, str | list):
+        raise _wrong_kind(value, param, node.said)
+    if value == []:
+        raise _empty_array(param)
+
+
+def _empty_array(param: str) -> ApiError:
+    message = (
+        f"Invalid '{param}': empty array. Expected an array with minimum length 1, but got an"
+        " empty array instead."
+    )
+    return refusal(message, param, "empty_array")
 
 
 def _kind(value: Any, node: Kind, param: str) -> None:

@@ -110,6 +110,9 @@ QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
     ),
 ]
 CHAT_TOOL = {"type": "function", "function": {"name": "f", "parameters": {}}}
+# rigging 3.3.5 writes an assistant's turn of tool calls alone so (tests/fixtures/rigging-3.3.5)
+CALL = {"id": "call_1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+CALLS_ALONE = {"role": "assistant", "content": [], "tool_calls": [CALL]}
 CHAT_QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
     (  # diffbot/code-gpt-docs#273
         {"max_tokens": "1000"},
@@ -147,6 +150,13 @@ CHAT_QUOTED: list[tuple[dict[str, Any], str, str, str]] = [
         "invalid_type",
         "Invalid type for 'messages[1].content': expected one of a string or array of objects,"
         " but got an object instead.",
+    ),
+    (  # langchain-ai/langchainjs#11416, n8n-io/n8n#38526: an assistant's turn of calls alone
+        {"messages": [{"role": "user", "content": "Hi"}, CALLS_ALONE]},
+        "messages[1].content",
+        "empty_array",
+        "Invalid 'messages[1].content': empty array. Expected an array with minimum length 1,"
+        " but got an empty array instead.",
     ),
     (  # CopilotKit/CopilotKit#529
         {"messages": []},
@@ -203,9 +213,9 @@ def test_the_cloud_profile_refuses_a_chat_field_in_openais_words(
     start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str, code: str, message: str
 ) -> None:
     """It streamed for `stream: "false"`, and refused a string `temperature` in vLLM's
-    words, where OpenAI refuses both as `invalid_type`; it served `tools: []`, and refused
-    `max_tokens: 0` or `messages: []` with a null code, where OpenAI answers `empty_array`
-    and `integer_below_min_value`."""
+    words, where OpenAI refuses both as `invalid_type`; it served `tools: []` and a
+    message's `content: []`, and refused `max_tokens: 0` or `messages: []` with a null code,
+    where OpenAI answers `empty_array` and `integer_below_min_value`."""
     sim = start_sim(profile="cloud")
     sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
     hi: Any = [{"role": "user", "content": "Hi"}]
@@ -213,6 +223,22 @@ def test_the_cloud_profile_refuses_a_chat_field_in_openais_words(
         sdk.chat.completions.create(model="tiny", messages=hi, extra_body=asked)
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     assert refused.value.response.json() == {"error": error}
+
+
+@pytest.mark.parametrize("content", [None, "", [{"type": "text", "text": ""}]])
+def test_the_cloud_profile_takes_a_turn_of_calls_alone_without_an_empty_array(
+    start_sim: Callable[..., SimThread], content: Any
+) -> None:
+    """Null (what OpenAI's own replies carry), an empty string or a part: only `[]` is
+    refused."""
+    sim = start_sim(profile="cloud")
+    sdk = openai.OpenAI(base_url=f"{sim.url}/v1", api_key="x", max_retries=0)
+    messages: Any = [
+        {"role": "user", "content": "Hi"},
+        {**CALLS_ALONE, "content": content},
+        {"role": "tool", "tool_call_id": CALL["id"], "content": "18C"},
+    ]
+    assert sdk.chat.completions.create(model="tiny", messages=messages).choices
 
 
 def test_the_cloud_profile_takes_an_empty_tools_array_on_responses(
