@@ -84,7 +84,15 @@ def demo(local_url: str, cloud_url: str) -> Config:
                     "model": LAGUNA,
                     **LAGUNA_SETTINGS,
                 },
-                {"name": "cloud", "tier": "cloud", "base_url": cloud_url, "model": "gpt-4o"},
+                # it plays OpenAI, whose chat models serve no /v1/completions (a 404), so it
+                # claims chat only, as a backend on OpenAI's own API does by default
+                {
+                    "name": "cloud",
+                    "tier": "cloud",
+                    "base_url": cloud_url,
+                    "model": "gpt-4o",
+                    "apis": ["chat"],
+                },
             ],
         },
         source="demo mode",

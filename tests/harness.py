@@ -248,6 +248,11 @@ def read_body(handler: socketserver.StreamRequestHandler) -> bytes:
     return handler.rfile.read(length)
 
 
+# OpenAI's completions model: the cloud simulator, which plays OpenAI, serves `/v1/completions`
+# for such a model only (`router.openai_models`), its chat models answering it with a 404.
+INSTRUCT = "gpt-3.5-turbo-instruct"
+
+
 @contextmanager
 def simulator(**settings: Any) -> Iterator[Running]:
     settings.setdefault("keep_requests", 1)  # its body at /sim/stats as last_request
@@ -323,10 +328,12 @@ def config_for(
     backends: dict[str, Running],
     tmp: Path,
     timeouts: dict[str, float] | None = None,
+    models: dict[str, str] | None = None,
     **extra: Any,
 ) -> Config:
     """local (vLLM-like) and cloud backends pointing at simulators, with short deadlines;
-    `timeouts` overrides some of them for every backend."""
+    `timeouts` overrides some of them for every backend. Each backend's model is
+    `<name>-model`, or the one `models` gives it (the simulator must serve the same)."""
     timeouts = {
         "connect_s": 2,
         "first_token_s": 2,
@@ -342,7 +349,7 @@ def config_for(
                 "name": name,
                 "tier": tier,
                 "base_url": server.url,
-                "model": f"{name}-model",
+                "model": (models or {}).get(name, f"{name}-model"),
                 "timeouts": timeouts,
                 "retry_after_max_s": 0.5,
             }

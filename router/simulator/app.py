@@ -18,6 +18,7 @@ from functools import partial
 
 import orjson
 
+from router.openai_models import completions_model
 from router.simulator import endpoints, playback
 from router.simulator.answer import compose, rng_for
 from router.simulator.canary import CanaryBook, CaseLike
@@ -28,6 +29,7 @@ from router.simulator.control import Control
 from router.simulator.errors import (
     ApiError,
     Flavor,
+    chat_model_on_completions,
     echoed_credentials,
     echoed_names,
     missing_model,
@@ -191,6 +193,8 @@ class Simulator:
             raise ApiError(400, "bad_request", str(exc), "model") from None
         if model != self.settings.model_name and not self.settings.accept_any_model:
             raise missing_model(voice, model, self.settings.model_name)
+        if api.name == "completions" and voice == "cloud" and not completions_model(model):
+            raise chat_model_on_completions()  # as OpenAI: its chat models serve chat only
         fault = self._fault(req, from_model)
         if fault is not None and fault.name == "hold":
             fault = await self.gate.wait()  # until POST /sim/release: as usual, or its fault

@@ -12,11 +12,14 @@ first; vLLM then fills each choice's `prompt_logprobs` too (its `prompt_logprobs
 for them alone). The simulator answered `logprobs: null` whatever was asked, and lm-eval's
 multiple-choice scoring crashed reading it (found running lm-eval 0.4.13).
 
-The cloud profile reads no `echo`, as before, but refuses it beside `logprobs` as OpenAI's
-gpt-3.5-turbo-instruct does ("Setting 'echo' and 'logprobs' at the same time is not
-supported for this model.", as its clients quote it; lm-eval scores prompts only on
-babbage-002 and davinci-002); OpenAI lists at most 5 alternatives per token (its API
-reference; it answered 5 to a request for 100, openai-python#38).
+The cloud profile serves it, as OpenAI does, for a completions model only
+(`router.openai_models`: gpt-3.5-turbo-instruct, davinci-002, babbage-002); a chat model, its
+default gpt-4o among them, gets OpenAI's 404 (`errors.chat_model_on_completions`). It reads
+no `echo`, as before, but refuses it beside `logprobs` as OpenAI's gpt-3.5-turbo-instruct
+does ("Setting 'echo' and 'logprobs' at the same time is not supported for this model.", as
+its clients quote it; lm-eval scores prompts only on babbage-002 and davinci-002); OpenAI
+lists at most 5 alternatives per token (its API reference; it answered 5 to a request for
+100, openai-python#38).
 """
 
 from __future__ import annotations

@@ -157,6 +157,16 @@ def missing_model(voice: Flavor, model: str, served: str) -> ApiError:
     return ApiError(404, "not_found", message, "model")
 
 
+def chat_model_on_completions() -> ApiError:
+    """OpenAI's 404 for `/v1/completions` asked of a chat model (`router.openai_models`), in
+    its words, `code: null`, as its clients quote it (tmc/langchaingo#201, prompttools#115)."""
+    message = (
+        "This is a chat model and not supported in the v1/completions endpoint. "
+        "Did you mean to use v1/chat/completions?"
+    )
+    return ApiError(404, "bad_request", message, "model")  # `invalid_request_error`, code null
+
+
 def context_message(flavor: Flavor, window: int, prompt_tokens: int) -> str:
     if flavor == "vllm":  # vLLM stops counting at window + 1 ("at least")
         seen = window + 1

@@ -23,7 +23,7 @@ import pytest
 from router.config import parse
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.over_chat import ledger_columns
-from tests.harness import RunningRouter, config_for, router, simulator, upstream
+from tests.harness import INSTRUCT, RunningRouter, config_for, router, simulator, upstream
 
 ASK: Any = [{"role": "user", "content": "hi"}]
 DONE = b"data: [DONE]\n\n"
@@ -81,8 +81,10 @@ class Local(BaseHTTPRequestHandler):
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[RunningRouter, Path]]:
     """The router over `local`, then a cloud simulator; and its ledger."""
     tmp = tmp_path_factory.mktemp("answerless-streams")
-    with upstream(Local) as local, simulator(profile="cloud", model="cloud-model") as cloud:
-        config = config_for({"local": local, "cloud": cloud}, tmp).model_dump()
+    # the cloud on OpenAI's completions model, so that completions too fall back to it
+    with upstream(Local) as local, simulator(profile="cloud", model=INSTRUCT) as cloud:
+        models = {"cloud": INSTRUCT}
+        config = config_for({"local": local, "cloud": cloud}, tmp, models=models).model_dump()
         with router(parse(config)) as running:
             yield running, tmp / "ledger"
 

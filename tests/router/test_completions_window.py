@@ -16,7 +16,7 @@ import httpx
 import openai
 import pytest
 
-from tests.harness import Collect, Running, RunningRouter, router, simulator
+from tests.harness import INSTRUCT, Collect, Running, RunningRouter, router, simulator
 from tests.router.context_windows import windowed
 
 WINDOW = 2048
@@ -40,7 +40,7 @@ FITTING = {  # each prompt fits the window with `max_tokens`; the batch does not
 def servers() -> Iterator[dict[str, Running]]:
     with (
         simulator(profile="vllm", model="local-model", max_model_len=WINDOW) as local,
-        simulator(profile="cloud", model="cloud-model") as cloud,
+        simulator(profile="cloud", model=INSTRUCT) as cloud,  # one serving completions
     ):
         yield {"local": local, "cloud": cloud}
 
@@ -50,7 +50,9 @@ def gateway(
     servers: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
 ) -> Iterator[RunningRouter]:
     tmp = tmp_path_factory.mktemp("window")
-    with router(windowed(servers["local"], servers["cloud"], tmp, (WINDOW, 128000))) as running:
+    windows = (WINDOW, 128000)
+    config = windowed(servers["local"], servers["cloud"], tmp, windows, {"cloud": INSTRUCT})
+    with router(config) as running:
         yield running
 
 

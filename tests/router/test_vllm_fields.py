@@ -20,7 +20,17 @@ import jsonschema
 import openai
 import pytest
 
-from tests.harness import Collect, Running, RunningRouter, config_for, router, scrape, sdk
+from tests.harness import (
+    INSTRUCT,
+    Collect,
+    Running,
+    RunningRouter,
+    config_for,
+    router,
+    scrape,
+    sdk,
+    simulator,
+)
 from tests.resilience.conftest import FAST, circuit, ledger_row, until
 
 ASK = "Compute 17 * 23."  # math: the cloud first
@@ -30,6 +40,27 @@ CHOICES = ["391", "392"]
 SCHEMA = {"type": "object", "properties": {"answer": {"type": "number"}}, "required": ["answer"]}
 CHOICE = {"structured_outputs": {"choice": CHOICES}}
 SKIPS = "smf_router_backend_skips_total"
+MODELS = {"cloud": INSTRUCT}
+
+
+@pytest.fixture(scope="module")
+def backends() -> Iterator[dict[str, Running]]:
+    """`conftest.py`'s, but the cloud on OpenAI's completions model, so that it serves
+    completions too: the cloud simulator plays OpenAI, whose chat models refuse them."""
+    with (
+        simulator(profile="vllm", model="local-model") as local,
+        simulator(profile="cloud", model=INSTRUCT) as cloud,
+    ):
+        yield {"local": local, "cloud": cloud}
+
+
+@pytest.fixture(scope="module")
+def proxy(
+    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[RunningRouter]:
+    tmp = tmp_path_factory.mktemp("proxy")
+    with router(config_for(backends, tmp, models=MODELS)) as running:
+        yield running
 
 
 def held(text: str, constraint: dict[str, Any]) -> bool:
@@ -176,7 +207,7 @@ def test_a_model_without_a_local_backend_is_a_400_not_retried(
 @pytest.fixture
 def resilient(backends: dict[str, Running], tmp_path: Path) -> Iterator[RunningRouter]:
     """A router that keeps pins and opens circuits, over the same simulators."""
-    with router(config_for(backends, tmp_path, resilience=FAST)) as running:
+    with router(config_for(backends, tmp_path, models=MODELS, resilience=FAST)) as running:
         yield running
 
 

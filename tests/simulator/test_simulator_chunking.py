@@ -120,7 +120,9 @@ def test_a_long_stream_starts_before_its_end_is_made(
         body["ignore_eos"] = True  # vLLM's; OpenAI refuses it on chat (unknown_arguments)
     else:  # a long answer without it
         replies[ASK[0]["content"]] = "word " * 20000
-    sim = start_sim(profile=profile, max_model_len=32768, replies=replies)
+    if profile == "cloud" and "prompt" in body:  # OpenAI serves completions for these only
+        body["model"] = "gpt-3.5-turbo-instruct"
+    sim = start_sim(profile=profile, max_model_len=32768, replies=replies, model=body["model"])
     tracemalloc.start()
     try:
         with HTTP.stream("POST", sim.url + path, json=body) as streamed:

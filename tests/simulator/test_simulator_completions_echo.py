@@ -18,6 +18,7 @@ from router.simulator import SimThread
 from tests.echo_zero import echo_nothing_streamed
 
 PROMPT = "The capital of France is"
+INSTRUCT = "gpt-3.5-turbo-instruct"  # what OpenAI serves `/v1/completions` for
 
 
 def _sdk(sim: SimThread) -> openai.OpenAI:
@@ -76,8 +77,9 @@ def test_echo_is_read_as_vllms_pydantic_model_reads_a_bool(vllm: SimThread, echo
 
 
 def test_the_cloud_profile_reads_no_echo(start_sim: Callable[..., SimThread]) -> None:
-    sdk = _sdk(start_sim(profile="cloud"))
-    done = sdk.completions.create(model="tiny", prompt=PROMPT, max_tokens=5, echo=True)
+    """Of a completions model: OpenAI's chat models serve no `/v1/completions`."""
+    sdk = _sdk(start_sim(profile="cloud", model=INSTRUCT))
+    done = sdk.completions.create(model=INSTRUCT, prompt=PROMPT, max_tokens=5, echo=True)
     assert not done.choices[0].text.startswith(PROMPT)
     with pytest.raises(openai.BadRequestError):
-        sdk.completions.create(model="tiny", prompt=PROMPT, max_tokens=0, echo=True)
+        sdk.completions.create(model=INSTRUCT, prompt=PROMPT, max_tokens=0, echo=True)

@@ -21,6 +21,8 @@ from router.simulator import SimThread
 from tests.vllm.wire_shape import load, sse_data
 
 QUESTION = "The capital of France is"
+# The cloud profile plays OpenAI, which serves `/v1/completions` for its completions models only.
+INSTRUCT = "gpt-3.5-turbo-instruct"
 HTTP = httpx.Client(trust_env=False, timeout=30)
 
 
@@ -111,8 +113,9 @@ def test_logprobs_without_echo_are_the_generated_tokens(
     captured = load("completions_logprobs")
     recorded = captured["body"]["choices"][0]["logprobs"]
     for profile, start in (("vllm", 0), ("cloud", len("Hello"))):
-        sim = start_sim(profile=profile, max_model_len=512)
-        reply = _post(sim, captured["request"]["body"]).json()
+        model = INSTRUCT if profile == "cloud" else "tiny"
+        sim = start_sim(profile=profile, max_model_len=512, model=model)
+        reply = _post(sim, captured["request"]["body"] | {"model": model}).json()
         (choice,) = reply["choices"]
         lp = choice["logprobs"]
         assert set(lp) == set(recorded) and "".join(lp["tokens"]) == choice["text"]
@@ -157,11 +160,12 @@ def test_a_stream_carries_each_chunks_log_probabilities(tiny: SimThread) -> None
 def test_a_batch_gets_n_choices_for_each_prompt_in_order(
     start_sim: Callable[..., SimThread], profile: str
 ) -> None:
-    sdk = _sdk(start_sim(profile=profile))
+    model = INSTRUCT if profile == "cloud" else "tiny"
+    sdk = _sdk(start_sim(profile=profile, model=model))
     prompts = ["Write a haiku", "Compute 2 + 2", "Name a colour"]
-    done = sdk.completions.create(model="tiny", prompt=prompts, max_tokens=3, n=2)
+    done = sdk.completions.create(model=model, prompt=prompts, max_tokens=3, n=2)
     assert [c.index for c in done.choices] == list(range(6))
-    alone = [sdk.completions.create(model="tiny", prompt=p, max_tokens=3) for p in prompts]
+    alone = [sdk.completions.create(model=model, prompt=p, max_tokens=3) for p in prompts]
     assert [done.choices[2 * i].text for i in range(3)] == [a.choices[0].text for a in alone]
     assert done.usage is not None
     assert done.usage.prompt_tokens == sum(a.usage.prompt_tokens for a in alone if a.usage)
@@ -280,13 +284,13 @@ def test_vllm_refuses_counts_that_are_not_whole_numbers(
 def test_the_cloud_refuses_echo_with_logprobs_and_lists_five(
     start_sim: Callable[..., SimThread],
 ) -> None:
-    sdk = _sdk(start_sim(profile="cloud"))
+    sdk = _sdk(start_sim(profile="cloud", model=INSTRUCT))
     with pytest.raises(openai.BadRequestError) as refused:
-        sdk.completions.create(model="tiny", prompt=QUESTION, max_tokens=1, logprobs=1, echo=True)
+        sdk.completions.create(model=INSTRUCT, prompt=QUESTION, max_tokens=1, logprobs=1, echo=True)
     assert refused.value.message.endswith(
         "Setting 'echo' and 'logprobs' at the same time is not supported for this model."
     )
-    done = sdk.completions.create(model="tiny", prompt=QUESTION, max_tokens=3, logprobs=9)
+    done = sdk.completions.create(model=INSTRUCT, prompt=QUESTION, max_tokens=3, logprobs=9)
     lp = done.choices[0].logprobs
     assert lp is not None and all(len(top) <= 6 for top in lp.top_logprobs)
     assert max(len(top) for top in lp.top_logprobs) >= 5
