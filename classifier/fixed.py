@@ -31,6 +31,9 @@ COMMIT_MESSAGE = (
     " whatever the diff changes"
 )
 TOOL_STEP = "a DSPy ReAct step: its reply must name a tool"
+TOOL_CALL_STEP = (
+    "smolagents: a ToolCallingAgent's step (txtai's Agent's too): its rules force a tool call"
+)
 CONDENSER = "OpenHands' condenser's summary request: its agent's session work"
 BROWSER_STEP = "a browser-use agent step: its reply is its next browser actions"
 BROWSER_COMPACTION = "browser-use's history compaction: its agent's browsing work"
@@ -71,6 +74,8 @@ CODE_ANSWER_READING = Fixed("coding", FORCED_CONFIDENCE, CODE_ANSWER)
 # (`classifier.commit_message`)
 COMMIT_MESSAGE_READING = Fixed("coding", FORCED_CONFIDENCE, COMMIT_MESSAGE)
 TOOL_STEP_READING = Fixed("tool_calling", FORCED_CONFIDENCE, TOOL_STEP)
+# A forced call in its prompt's words, as sure as one by `tool_choice` (`classifier.smolagents`)
+TOOL_CALL_STEP_READING = Fixed("tool_calling", FORCED_CONFIDENCE, TOOL_CALL_STEP)
 # No ask and no key to its session (`classifier.openhands`)
 CONDENSER_READING = Fixed("coding", FILE_CONFIDENCE, CONDENSER)
 # Whatever the task, it picks tools (`classifier.browser_use`)

@@ -11,10 +11,13 @@ framework's reader knows its texts and reads only its own requests:
   the earlier tasks' outputs (`classifier.praisonai`);
 - pydantic-ai: its retry feedback and the summary of a compacted conversation passed over
   (`classifier.pydantic_ai`);
+- rigging: its request to rewrite a reply it failed to parse passed over, the tools its text
+  modes list in the system prompt offered (`classifier.rigging`);
 - instructor: its request to correct a reply that failed validation passed over
   (`classifier.instructor`);
 - smolagents: each kind of request read by the run's task (a managed agent's inside its
-  template), its own user messages after it passed over (`classifier.smolagents`);
+  template), its own user messages after it passed over, a ToolCallingAgent's tools listed in
+  its system prompt offered (txtai's Agent sends no `tools`) (`classifier.smolagents`);
 - DSPy: a call's inputs but a ReAct run's trajectory, its demos passed over
   (`classifier.dspy`);
 - Agno: an ask without the blocks it appends, its session summary's ask passed over
@@ -111,6 +114,7 @@ from classifier import (
     paper_qa,
     praisonai,
     pydantic_ai,
+    rigging,
     semantic_kernel,
     smolagents,
     strands,
@@ -184,17 +188,26 @@ def said(message: object, system: System) -> object:
 def system_words(system: str) -> str:
     """The text of a request's system prompt, `system`, as the classifier reads it: without a
     framework's own sentences when it holds them (langroid's tools block,
-    `classifier.langroid`; griptape's actions, `classifier.griptape`; atomic-agents'
-    template, `classifier.atomic_agents`); else as sent."""
-    return atomic_agents.system_words(griptape.system_words(langroid.system_words(system)))
+    `classifier.langroid`; rigging's, `classifier.rigging`; griptape's actions,
+    `classifier.griptape`; atomic-agents' template, `classifier.atomic_agents`); else as
+    sent."""
+    words = rigging.system_words(langroid.system_words(system))
+    return atomic_agents.system_words(griptape.system_words(words))
 
 
 def offered_tools(body: Mapping[str, Any], system: System) -> list[dict[str, Any]]:
     """The tools a framework offers elsewhere than in `tools`, in the shape of a request's
-    `tools`: listed in the system prompt `system` (langroid's, `classifier.langroid.offered`)
-    or in the `response_format` of `body` (BeeAI's, `classifier.beeai.format_tools`); read as
+    `tools`: listed in the system prompt `system` (langroid's, `classifier.langroid.offered`;
+    rigging's text modes', `classifier.rigging.offered`; a smolagents ToolCallingAgent's on a
+    model that sends no `tools`, txtai's Agent's, `classifier.smolagents.text_tools`) or in
+    the `response_format` of `body` (BeeAI's, `classifier.beeai.format_tools`); read as
     offered where the request sends none (`classifier.request`)."""
-    return langroid.as_tools(langroid.offered(system)) or beeai.format_tools(body, system)
+    return (
+        langroid.as_tools(langroid.offered(system))
+        or rigging.offered(system)
+        or smolagents.text_tools(system)
+        or beeai.format_tools(body, system)
+    )
 
 
 def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:
@@ -211,6 +224,7 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
     return (
         crewai.passed_over(messages, index)
         or pydantic_ai.passed_over(messages, index)
+        or rigging.passed_over(messages, index)
         or (own.instructor and instructor.passed_over(messages, index))
         or (own.strands and strands.passed_over(messages, index))
         or genkit.passed_over(messages, index)

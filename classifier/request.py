@@ -11,7 +11,8 @@ found by `_FIXED`: a smolagents CodeAgent's step, Shell-GPT's shell or code role
 prompt, jupyter-ai's `%%ai -f code`, gpt-engineer's prompts, rawdog's and ai-shell's ask for
 code, opencommit's and aicommits' prompts ask for a commit message, coding work whatever
 the diff changes, a DSPy ReAct step
-names a tool, OpenHands' condenser's summary asks nothing of its coding session, a
+names a tool, a smolagents ToolCallingAgent's step (txtai's Agent's) is a tool call,
+OpenHands' condenser's summary asks nothing of its coding session, a
 browser-use agent step picks browser actions and its compaction summarizes them, an eval
 tool's grader or judge (promptfoo's, inspect_ai's, deepeval's, ragas's, evalscope's) judges
 an answer,
@@ -29,9 +30,10 @@ the agents an ask may have do the work (`RequestView.recipients`);
 and whether an agent's own text or built-in tools were left out, the sign of an agent's
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
-bound on tools (`classifier.toolset`). Nor is every tool sent in `tools`: langroid lists its
-tools in its system prompt's text, read as offered by their names, its blocks not read as the
-system prompt (`classifier.langroid`).
+bound on tools (`classifier.toolset`). Nor is every tool sent in `tools`: langroid, rigging's
+text modes and a smolagents ToolCallingAgent list theirs in their system prompt's text, read as
+offered by their names, langroid's and rigging's blocks not read as the system prompt
+(`classifier.frameworks.offered_tools`).
 """
 
 from __future__ import annotations
@@ -88,6 +90,7 @@ from classifier.fixed import (
     ROLEPLAY_READING,
     ROUTE_CHOICE_READING,
     TASK_RECORD_READING,
+    TOOL_CALL_STEP_READING,
     TOOL_STEP_READING,
     Fixed,
 )
@@ -200,8 +203,9 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
         system_text = content_text(system.content)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
-    if not tools:  # a framework's tools listed in its system prompt's text (langroid's) or
-        # asked for as its `response_format` (BeeAI's)
+    if not tools:  # a framework's tools listed in its system prompt's text (langroid's,
+        # rigging's, a smolagents ToolCallingAgent's) or asked for as its `response_format`
+        # (BeeAI's)
         tools = frameworks.offered_tools(body, system)
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
@@ -296,6 +300,7 @@ _FIXED: tuple[tuple[Callable[[list[Any], System], bool], Fixed], ...] = (
     (_answers_in_code, CODE_ANSWER_READING),
     (_writes_commit_message, COMMIT_MESSAGE_READING),
     (_picks_tool, TOOL_STEP_READING),
+    (smolagents.calls_tools, TOOL_CALL_STEP_READING),
     (openhands.summary_request, CONDENSER_READING),
     (browser_use.picks_actions, BROWSER_STEP_READING),
     (browser_use.compacts, BROWSER_COMPACTION_READING),

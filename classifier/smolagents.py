@@ -23,7 +23,8 @@ message, `framed`) the first ask is the task, each kind read where it holds it (
 its own user messages after it are passed over (`passed_over`); and the conversation key
 leaves its system prompts out (`router.conversation.conversation_key`). Its texts are an agent
 framework's, no coding agent's (`classifier.rules.agent_session`): a ToolCallingAgent's steps
-are tool_calling by their `tool_choice`. But a CodeAgent's are code (`answers_in_code`): it
+are tool_calling by their `tool_choice`, or by their system prompt where no `tool_choice` is
+sent (`calls_tools`). But a CodeAgent's are code (`answers_in_code`): it
 parses a code block from every step's reply and fails the step without one, and the Python
 interpreter, not the model, does the task's arithmetic, so its steps are coding work whatever
 the task (`classifier.rules.rule_intent`). "How many prime numbers are there below 100?" was
@@ -37,6 +38,17 @@ inside it is what is read (`managed_task`) and keys the run, the arguments' valu
 whole, the template, the same for every task, was the ask: a managed agent's plan for "Find
 the current weather in Paris, France" was tool_calling 0.30, and 0.98 by the task (found
 running smolagents).
+A ToolCallingAgent lists its tools in its system prompt's text too (`TOOLS_LIST`), and on a
+model of its own that sends no `tools` field that list is all the request says of them:
+txtai's `Agent` (9.14.0, `txtai/agent/model.py:37` `PipelineModel.generate`) is one, its
+model parsing the reply's `Action: {json}` itself. Read as sent, "What is 1234 * 5678? Use
+the multiply tool." was math 0.81 on the cloud, no tool seen, where smolagents' own model
+sends its tools and forces a call (`tool_choice: "required"`, `smolagents/models.py:510`), and
+its step is tool_calling (found in a live review of txtai 9.14.0). Its prompt forces the call
+in words ("1. ALWAYS provide a tool call, else you will fail.",
+`prompts/toolcalling_agent.yaml:114`): so its listed tools are offered (`text_tools`,
+`classifier.frameworks.offered_tools`) and its step is a tool call whatever the task
+(`calls_tools`, `classifier.fixed.TOOL_CALL_STEP`), as a forced call is.
 """
 
 from __future__ import annotations
@@ -45,7 +57,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import System, one_text
+from classifier.message import System, one_text, per_text
 
 # The system prompts' openings: a CodeAgent's (and its structured-output variant's), a
 # ToolCallingAgent's
@@ -111,6 +123,15 @@ ARGUMENTS = (
     "\nYou have been provided with these additional arguments, that you can access directly"
     " using the keys as variables:\n"
 )
+# `toolcalling_agent.yaml` `system_prompt` (line 92): the line before its tools, each "- "
+# and `Tool.to_tool_calling_prompt()` ("name: description\n    Takes inputs: ...",
+# `tools.py:289`), its team members alike, then its rules after its custom instructions
+TOOLS_LIST = " You only have access to these tools:\n"
+TOOLS_RULES = "\n\nHere are the rules you should always follow to solve your task:\n"
+_TOOL_ENTRY = re.compile(r"^- ([A-Za-z_]\w{0,127}): ", re.MULTILINE)
+LIST_HEAD = 8192  # where the list opens, at most (after ~2,700 characters of fixed text)
+LIST_CHARS = 262_144  # of the list, at most: a longer one is read as none
+MAX_TOOLS = 64  # of the tools listed, as many as are read of a request's `tools`
 # How smolagents' other user messages start (`memory.py`, `agents.py`): an observation, an
 # error (after a tool call, its id first), the turn after a plan, the plan update's prompt,
 # the final answer's (`final_answer.post_messages`)
@@ -185,6 +206,36 @@ def answers_in_code(messages: Sequence[Any], system: System) -> bool:
     if kind is None and _plan_task(messages) is not None:
         return (one_text(messages[0]) or "").find(CODE_TOOLS, len(PLAN_OPENING), PLAN_HEAD) >= 0
     return False
+
+
+def calls_tools(messages: Sequence[Any], system: System) -> bool:
+    """Whether `messages` (of the system prompt `system`) are a ToolCallingAgent's action
+    step: its system prompt, whose rules force a tool call (`classifier.fixed.TOOL_CALL_STEP`);
+    its plans and final answer have prompts of their own."""
+    return _system_kind(system) == TOOLS_SYSTEM
+
+
+def text_tools(system: System) -> list[dict[str, Any]]:
+    """The tools a ToolCallingAgent's system prompt `system` lists (`TOOLS_LIST`, up to
+    `TOOLS_RULES`), in the shape of a request's `tools`, by name (`final_answer` too, as its
+    `tools` send it); none for any other system prompt."""
+    text = system.prompt if _system_kind(system) == TOOLS_SYSTEM else None
+    return (
+        []
+        if text is None
+        else [{"type": "function", "function": {"name": name}} for name in _listed(text)]
+    )
+
+
+@per_text
+def _listed(text: str) -> tuple[str, ...]:
+    """`text_tools` of a ToolCallingAgent's system prompt's text `text`."""
+    start = text.find(TOOLS_LIST, len(TOOLS_SYSTEM), LIST_HEAD)
+    end = -1 if start < 0 else text.find(TOOLS_RULES, start, start + LIST_CHARS)
+    if end < 0:
+        return ()
+    names = (m.group(1) for m in _TOOL_ENTRY.finditer(text, start + len(TOOLS_LIST), end))
+    return tuple(dict.fromkeys(names))[:MAX_TOOLS]
 
 
 def _system_kind(system: System) -> str | None:
