@@ -35,6 +35,11 @@ FRAMEWORKS_NOTE = """\
    "Fix the errors and try again."), right after that reply, is passed over for the ask
    before it, and its summary of a compacted conversation (`<pyai:conversation_summary>`
    and its note that a summarization model wrote it) for the ask after it.
+   rigging's request to rewrite a reply `until_parsed_as` failed to parse
+   (`classifier/rigging.py`: `<system-error type="...">` or `<validation-error ...>`, the
+   error, then "Rewrite your entire message with all of the required xml elements."), right
+   after that reply, is passed over for the ask before it: read, "What is the capital of
+   France? Answer in <answer></answer> tags." was retried as coding 0.80.
    instructor's request to correct a reply that failed validation (`classifier/instructor.py`:
    "Correct your JSON ONLY RESPONSE, based on the following errors:", "Validation Error
    found:" ... "Recall the function correctly, fix the errors", "Validation Errors found:"

@@ -47,7 +47,17 @@ _BEFORE_FRAMEWORKS = """\
    math 0.80 so).
    A DSPy ReAct step (item 3) gives tool_calling (0.97), as a smolagents ToolCallingAgent's
    step does by its `tool_choice`: its reply must name one of the tools its instructions
-   offer ("finish" among them), whatever the task.
+   offer ("finish" among them), whatever the task. So does a ToolCallingAgent's step sent
+   with no `tools` (`smolagents.py`; txtai's `Agent`, 9.14.0, on a model of its own): its
+   system prompt lists the tools ("You only have access to these tools:", each "- name:
+   description"), read as offered, and its rules force the call ("1. ALWAYS provide a tool
+   call, else you will fail."): "What is 1234 * 5678? Use the multiply tool." was math 0.81
+   on the cloud so. rigging's text tool modes (`rigging.py`, 3.3.5: `json-in-xml`, `xml`)
+   list the tools in a block appended to the system prompt ("# Tools" ... `<available-tools>`
+   and a JSON object a line, or `<tools>` and `<rg-tool name="..." ...>` elements), read as
+   offered, not forced ("If you decide to invoke one or more of the tools"), and not as the
+   system prompt's words: that ask is tool_calling (0.90) by the tool it names, as in its
+   `api` mode, where it was math 0.58 and 0.61.
    An eval tool's grader's request, told exactly (`promptfoo.py`: `llm-rubric`, `factuality`,
    `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`;
    `deepeval.py`: AnswerRelevancy's, Faithfulness' and GEval's templates; `ragas.py`:
