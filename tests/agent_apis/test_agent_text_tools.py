@@ -52,8 +52,8 @@ def sent(proxy: RunningRouter, body: dict[str, Any]) -> dict[str, str]:
 def test_tools_listed_in_text_are_a_tool_call(proxy: RunningRouter, body: dict[str, Any]) -> None:
     """tool_calling on the local backend (math on the cloud, before), the tools read."""
     assert "tools" not in body
-    assert explained(proxy, body)["classifier"]["read"]["has_tools"] is True
     assert sent(proxy, body) == {"intent": "tool_calling", "backend": "local"}
+    assert explained(proxy, body)["classifier"]["read"]["has_tools"] is True
 
 
 def test_riggings_parse_retry_is_read_by_the_question(proxy: RunningRouter) -> None:
