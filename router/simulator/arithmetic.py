@@ -21,6 +21,15 @@ for a computation: a word that does (`_COMPUTE`, "compute", "calculate"), a lead
 ("What is 45-67?", `_ASKED_BEFORE`), or an operator or `=` beside it (`3-5 + 2`, `9-4 =`)
 making it part of a longer one. Spaced (`45 - 67`) or another operator, it is a sum as
 before.
+
+Nor are three or more numbers so joined (`_JOINED` reads a chain): a date (`2027-07-04`,
+`04-07-2027`) summarized from a column of query results got "Working through the problem
+step by step gives the result $\\boxed{42}$" (its `07` is no Python literal), a phone
+number (`555-123-4567`) "Computing 555-123-4567 step by step gives -4135". Nor is a time
+of day joined to another or to its UTC offset (`10:30 - 11:45`, `10:30:00+02:00`,
+`_CLOCKS`), spaced or not. A date a list item holds
+(`- 2020-01-01`, `* 2020-01-01`) is no more asked than one on its own line: a list's mark
+is no operator (`_ITEM`). The same asks make each a sum.
 """
 
 from __future__ import annotations
@@ -36,9 +45,14 @@ _MEMBER = re.compile(r'"\s*:\s*\Z')  # what leads into a JSON member's value
 _MEMBER_LEAD = 32  # characters before a match read for the rest of its number and a lead
 # a unified diff's hunk header, indented as opencommit's example diff indents it
 _HUNK = re.compile(r"^[ \t]*@@ -\d+(?:,\d+)? \+\d+(?:,\d+)? @@", re.M)
-# two numbers joined by a hyphen written close: a range, a span of pages or lines (three
-# or more, a date's `2020-01-01`, read as before: a test pins a column of dates' answer)
-_JOINED = re.compile(r"(?<!\d)(?<!\d[.-])\d+(?:\.\d+)?-\d+(?:\.\d+)?(?!\.?\d|-\d)")
+# two or more numbers joined by hyphens written close: a range, a span of pages or lines,
+# a date (`2020-01-01`), a phone number (`555-123-4567`)
+_JOINED = re.compile(r"(?<!\d)(?<!\d[.-])\d+(?:\.\d+)?(?:-\d+(?:\.\d+)?)+(?!\.?\d|-\d)")
+_CLOCK = r"\d{1,2}:\d\d(?::\d\d(?:\.\d+)?)?"  # a time of day: `10:30`, `10:30:00.5`
+# a time of day joined to another (`10:30 - 11:45`) or to its UTC offset (`+02:00`)
+_CLOCKS = re.compile(rf"(?<![\d:.]){_CLOCK}(?:\s*-\s*{_CLOCK}|[+-]\d\d:?\d\d)(?![\d:])")
+# what a list item's line starts with: a mark (`-`, `*`, `+`) or a number (`1.`, `2)`)
+_ITEM = re.compile(r"[ \t]*(?:[-*+\u2022]|\d+[.)])[ \t]+")
 # an ask for a computation anywhere in the text, where every range is read as a sum
 # (the verbs alone: "Computing 45-67 step by step", quoted back, or "plus or minus" asks none)
 _COMPUTE = re.compile(r"\b(?:compute|calculate|subtract)\b", re.I)
@@ -48,7 +62,8 @@ _ASKED_BEFORE = re.compile(
     r"(?:\bwhat(?:'s|\s+is)|\bevaluate|\bsimplify|\bsolve|[\d)]\s*[-+*/^×]|[+*/^×=])[\s(-]*\Z",
     re.I,
 )
-_ASKED_AFTER = re.compile(r"\s*(?:=|[-+*/^×]\s*[\d(])")  # `9-4 =`, `3-5 + 2`
+# `9-4 =`, `3-5 + 2`, on its line: the next line's list mark (`- 2020-01-02`) is none
+_ASKED_AFTER = re.compile(r"[ \t]*(?:=|[-+*/^×]\s*[\d(])")
 _ASKED_LEAD = 24  # characters before a range read for what leads into it
 
 
@@ -66,20 +81,28 @@ def _unhunked(text: str) -> str:
 
 
 def _unranged(text: str) -> str:
-    """`text` with each range written close (`_JOINED`) blanked out, the rest where it
-    was; unless the text asks for a computation (`_COMPUTE`), and but for a range that an
-    ask or an operator leads into or an operator or `=` follows (`_ASKED_BEFORE`,
-    `_ASKED_AFTER`)."""
-    if "-" not in text or _COMPUTE.search(text):
+    """`text` with each pair of times (`_CLOCKS`) and each range or date written close
+    (`_JOINED`) blanked out, the rest where it was; unless the text asks for a computation
+    (`_COMPUTE`), and but for one that an ask or an operator leads into or an operator or
+    `=` follows (`_ASKED_BEFORE`, `_ASKED_AFTER`): a list's mark leads into none (`_ITEM`)."""
+    if not ("-" in text or "+" in text) or _COMPUTE.search(text):
         return text
+    return _blanked(_JOINED, _blanked(_CLOCKS, text))
 
-    def blanked(found: re.Match[str]) -> str:
-        lead = text[max(0, found.start() - _ASKED_LEAD) : found.start()]
-        if _ASKED_BEFORE.search(lead) or _ASKED_AFTER.match(text, found.end()):
+
+def _blanked(pattern: re.Pattern[str], text: str) -> str:
+    """`text` with each match of `pattern` no computation is asked of blanked out."""
+
+    def blank(found: re.Match[str]) -> str:
+        start = found.start()
+        line = text[text.rfind("\n", 0, start) + 1 : start]
+        lead = text[max(0, start - _ASKED_LEAD) : start]
+        listed = _ITEM.fullmatch(line) is not None
+        if (not listed and _ASKED_BEFORE.search(lead)) or _ASKED_AFTER.match(text, found.end()):
             return found.group(0)
         return " " * len(found.group(0))
 
-    return _JOINED.sub(blanked, text)
+    return pattern.sub(blank, text)
 
 
 def _templated(text: str, start: int) -> bool:
