@@ -5,56 +5,36 @@ One builder serves both, as one constrained decoder serves both in vLLM: a tool'
 pydantic-ai, LangChain and the openai SDK's `parse` helpers send) writes them alike, with
 `$defs`/`$ref`, `anyOf` with a null branch for `Optional`, enums, nested objects and arrays.
 The value is the schema's `default` where it gives one it allows (pydantic's `= None`), else
-the first thing the schema allows (of a number bounded both ways, the middle of its range:
-`_number`), named after its field where that hints (`city` → the
-place the prompt names, `asked_tool.named_place`, else Paris), a free string that names an
-agent the agent a `Named` gives (one the prompt lists: fast-agent's router and orchestrator,
-`offered_agents`), else the prompt's first words (a command's argv, an array of strings,
-its words: `_argv`); of an `anyOf` or `oneOf` whose branches
-are named (each a `const` of one field: BeeAI's tools as a `ToolCall`, pydantic's
-discriminated unions), the one a `Chooser` picks, written with its name.
+the first thing the schema allows; a leaf (a number, a string) is its own schema's and
+name's to decide (`scalars`: of a number bounded both ways, the middle of its range; a
+string named after its field where that hints, `city` → the place the prompt names, else
+Paris, else the prompt's first words), a free string that names an agent the agent a
+`Named` gives (one the prompt lists: fast-agent's router and orchestrator,
+`offered_agents`), a command's argv (an array of strings) its words (`_Walk.argv`); of an
+`anyOf` or `oneOf` whose branches are named (each a `const` of one field: BeeAI's tools
+as a `ToolCall`, pydantic's discriminated unions), the one a `Chooser` picks, written with its name.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import math
 import shlex
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from router.simulator.asked_tool import named_place
 from router.simulator.called_ids import is_id
 from router.simulator.offered_agents import names_agent
+from router.simulator.scalars import STRING_HINTS, number, string
 
-_STRING_HINTS = (
-    ("city", "Paris"),
-    ("location", "Paris, France"),
-    ("path", "src/main.py"),
-    ("file", "src/main.py"),
-    ("command", "ls -la"),
-    ("url", "https://example.com"),
-    ("email", "user@example.com"),
-    ("date", "2026-01-15"),
-    ("unit", "celsius"),
-)
 # an array of strings by one of these names, or one naming a command, is a command's argv
 # (open-codex's `shell` tool): filled with the command hint's words, not one item of them all
 _ARGV = ("cmd", "argv", "args")
 # what an item's schema may say beyond its type for it to take any word of the command
 _ITEM_LIMITS = ("enum", "const", "format", "default", "pattern", "minLength", "maxLength")
-_FORMATS = {
-    "date-time": "2026-01-15T09:30:00Z",
-    "date": "2026-01-15",
-    "time": "09:30:00",
-    "email": "user@example.com",
-    "uri": "https://example.com",
-    "uuid": "00000000-0000-4000-8000-000000000000",
-}
 _DEEP = 3  # nesting past which optional parts (nullable, arrays, unrequired) are left out
 _HOPS = 8  # `$ref`s followed in a chain before the chain is taken for a loop
-_MOST = 64  # the most array items or string characters a schema's minimum is met with
+_MOST = 64  # the most array items a schema's `minItems` is met with
 _LAST = 64  # nesting past which a value is given up on, null (the stack's bound)
 _BUDGET = 2_000  # values one document may hold: a schema that requires itself ends here
 
@@ -154,7 +134,7 @@ class _Walk:
         if kind == "null":
             return None
         if kind in ("integer", "number"):
-            return _number(schema, kind == "integer")
+            return number(schema, kind == "integer")
         if kind == "boolean":
             return True
         if kind == "array":
@@ -162,7 +142,7 @@ class _Walk:
         if kind == "object":
             return self.arguments(schema, depth)
         given = self.shown_id if self.shown_id is not None and is_id(name) else None
-        return _string(name, schema, self.user, given or self.agent_for(name, schema))
+        return string(name, schema, self.user, given or self.agent_for(name, schema))
 
     def defaults(self, name: str, schema: dict[str, Any]) -> bool:
         """Whether the field takes its schema's `default`, as a model does that the prompt
@@ -231,7 +211,7 @@ class _Walk:
         items = self.resolved(_object(schema.get("items")))
         if _kind(items) != "string" or any(key in items for key in _ITEM_LIMITS):
             return None
-        words = shlex.split(dict(_STRING_HINTS)["command"])
+        words = shlex.split(dict(STRING_HINTS)["command"])
         fewest = least if isinstance(least, int) else 0
         if fewest > len(words) or (isinstance(most, int) and most < len(words)):
             return None
@@ -379,50 +359,3 @@ def _typed(value: Any, schema: dict[str, Any]) -> bool:
     if isinstance(value, bool):
         return "boolean" in kinds
     return any(isinstance(value, _TYPES.get(k, ())) for k in kinds if isinstance(k, str))
-
-
-def _number(schema: dict[str, Any], integer: bool) -> int | float:
-    """The middle of the range `minimum`/`exclusiveMinimum` and `maximum` give (rounded
-    down for an integer), else 1, or the least the lower bound allows, within `maximum`.
-    A rating asked on a scale is none of its ends: paper-qa's summaries, asked a
-    `"relevance_score": 0-10`, got its lowest, 0, and paper-qa 2026.8.12 keeps no summary
-    scored under 1 (`evidence_relevance_score_cutoff`, `paperqa/settings.py`), so a demo
-    answer would have had no evidence (found in a live review)."""
-    low, above, high = (_bound(schema, k) for k in ("minimum", "exclusiveMinimum", "maximum"))
-    if above is not None:
-        past = above + (1 if integer else 0.5)
-        low = past if low is None else max(low, past)
-    if integer and low is not None:
-        low = math.ceil(low)
-    if low is not None and high is not None and low <= high:
-        middle = (low + high) / 2
-        return math.floor(middle) if integer else middle
-    value = 1.0 if low is None else low
-    if high is not None and value > high:
-        value = high
-    return math.ceil(value) if integer else value
-
-
-def _bound(schema: dict[str, Any], key: str) -> float | None:
-    """A numeric bound of the schema, None when absent or not a finite number."""
-    value = schema.get(key)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    return float(value) if math.isfinite(value) else None
-
-
-def _string(name: str, schema: dict[str, Any], user: str, given: str = "") -> str:
-    """A string its `format` suggests, else `given` (an id field's shown id, an agent's
-    name), else the place the prompt names for a city or location field (`named_place`),
-    else one its field's name suggests, else the prompt's first words; padded or cut
-    to its `minLength`/`maxLength`."""
-    fmt = schema.get("format")
-    lowered = name.lower()
-    text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
-    text = text or given or named_place(lowered, user)
-    text = text or next((value for hint, value in _STRING_HINTS if hint in lowered), "")
-    text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
-    least, longest = schema.get("minLength"), schema.get("maxLength")
-    if isinstance(least, int) and least > len(text):
-        text = text.ljust(min(least, _MOST), "x")
-    return text[:longest] if isinstance(longest, int) and longest >= 0 else text
