@@ -160,7 +160,7 @@ def evaluate_first(text: str) -> tuple[str, str] | None:
             value = _eval_node(
                 ast.parse(expr.replace("^", "**").replace("×", "*"), mode="eval").body
             )
-        except (SyntaxError, ValueError, ZeroDivisionError, OverflowError):
-            continue
+        except (SyntaxError, ValueError, ZeroDivisionError, OverflowError, RecursionError):
+            continue  # too deep for the parser or the walk (`1 - ` 20,000 times): no sum read
         return expr, (str(int(value)) if float(value).is_integer() else f"{value:.6g}")
     return None

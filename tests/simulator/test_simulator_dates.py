@@ -75,3 +75,11 @@ def test_a_computation_asked_of_three_numbers_joined_is_computed(
 ) -> None:
     """Asked, or part of a longer expression, numbers joined by hyphens are a sum."""
     assert said(start_sim(), ask).startswith(computed)
+
+
+def test_an_expression_too_deep_to_parse_gets_an_answer(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """`1 - ` written 20,000 times nests deeper than Python's parser goes: a RecursionError
+    there was the simulator's 500 ("simulator bug"), where a server answers."""
+    assert said(start_sim(), "What is " + "1 - " * 20000 + "1?")
