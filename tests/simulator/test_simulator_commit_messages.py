@@ -122,3 +122,72 @@ def test_a_hunk_header_is_no_sum(start_sim: Callable[..., SimThread]) -> None:
     ask = f"What is 7+2? Then review this:\n{diff}"
     (text,) = answers(sim, {"messages": [{"role": "user", "content": ask}]})
     assert text.startswith("Computing 7+2 step by step gives 9."), text
+
+
+@pytest.mark.parametrize(
+    ("system", "ask"),
+    [
+        (
+            "You are a senior code reviewer. You are given the PR title, the commit messages"
+            " and the diff. Point out bugs and suggest improvements.",
+            "Review this PR.",
+        ),
+        (None, "Explain this diff, don't write a commit message."),
+        (None, "Does this diff break anything? My commit message said it was a refactor."),
+        (None, "Write a summary of this diff, not a commit message."),
+    ],
+    ids=["a_reviewers_prompt", "asked_not_to", "only_mentioned", "not_one"],
+)
+def test_a_commit_message_only_mentioned_asks_for_none(
+    start_sim: Callable[..., SimThread], system: str | None, ask: str
+) -> None:
+    """The phrase beside a diff is no request for a commit message: a code reviewer's system
+    prompt given "the commit messages", a user's "don't write a commit message" or "my
+    commit message said" got `fix(stats): update src/stats.py` (found in review). A verb
+    asking for one, not negated, is what asks."""
+    diff = opencommit("fix-stats.json")["messages"][-1]["content"]
+    messages = [{"role": "user", "content": f"{ask}\n{diff}"}]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system})
+    (text,) = answers(start_sim(), {"messages": messages})
+    assert not CONVENTIONAL.match(text) and "src/stats.py" not in text.splitlines()[0], text
+
+
+@pytest.mark.parametrize(
+    ("system", "ask"),
+    [
+        ("You generate commit messages for the diffs you are given.", "Here it is."),
+        (None, "Suggest a commit message; keep it short:"),
+        (None, "Please give me a good commit message for this change."),
+    ],
+    ids=["in_the_system_prompt", "suggest", "give"],
+)
+def test_a_commit_message_asked_for_in_other_words_is_one(
+    start_sim: Callable[..., SimThread], system: str | None, ask: str
+) -> None:
+    diff = opencommit("fix-stats.json")["messages"][-1]["content"]
+    messages = [{"role": "user", "content": f"{ask}\n{diff}"}]
+    if system is not None:
+        messages.insert(0, {"role": "system", "content": system})
+    (text,) = answers(start_sim(), {"messages": messages})
+    assert plain(text) and CONVENTIONAL.match(text) and "src/stats.py" in text, text
+
+
+@pytest.mark.parametrize(
+    ("files", "other"),
+    [
+        (1, "No other file changes."),
+        (2, "1 other file changes too."),
+        (3, "2 other files change too."),
+    ],
+)
+def test_aicommits_body_counts_the_other_files_in_good_grammar(
+    start_sim: Callable[..., SimThread], files: int, other: str
+) -> None:
+    """ "1 other file change too." was the body's second sentence for two files."""
+    body = aicommits("body.json")
+    diff = body["messages"][-1]["content"].split("Code diff:\n", 1)[1]
+    extra = [diff.replace("src/stats.py", f"src/more{n}.py") for n in range(1, files)]
+    last = {**body["messages"][-1], "content": "\n".join([body["messages"][-1]["content"], *extra])}
+    (text,) = answers(start_sim(), body | {"messages": [*body["messages"][:-1], last]})
+    assert text.splitlines()[-1] == other, text
