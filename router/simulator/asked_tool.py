@@ -32,8 +32,22 @@ _FILE_ASK = re.compile(
 )
 # a place an ask names: up to four capitalised words after "in", "at", "for" or "near" ("the
 # weather in Lisbon?", "in Paris, France"), and the fields that hold one (`named_place`)
-_PLACE = re.compile(r"\b(?:in|at|for|near)\s+([A-Z][\w'-]*(?:,?[ \t][A-Z][\w'-]*){0,3})")
+_PLACE = re.compile(r"\b(in|at|for|near)\s+([A-Z][\w'-]*(?:,?[ \t][A-Z][\w'-]*){0,3})")
+_PLACE_WORD = re.compile(r"[\w'-]+")
 _PLACE_FIELDS = ("city", "location")
+# capitalised words after those that name no place: a day, a month, a language, a format, a
+# unit ("reply in English", "Respond in JSON", "for Friday", "in Celsius")
+_NOT_PLACES = frozenset(
+    {
+        *("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"),
+        *("january", "february", "march", "april", "may", "june", "july", "august"),
+        *("september", "october", "november", "december"),
+        *("today", "tomorrow", "tonight", "yesterday", "utc", "gmt"),
+        *("english", "french", "spanish", "german", "italian", "portuguese", "dutch"),
+        *("chinese", "japanese", "korean", "russian", "arabic", "hindi"),
+        *("json", "xml", "yaml", "csv", "html", "markdown", "celsius", "fahrenheit"),
+    }
+)
 # the words of a tool's name that say it hands the answer over (`finishing_index`)
 _FINISHING = frozenset({"final", "answer", "respond", "response", "reply", "finish"})
 
@@ -176,16 +190,50 @@ def expression_arguments(schema: dict[str, Any], expression: str) -> dict[str, A
 
 
 def named_place(field: str, ask: str) -> str:
-    """The place `ask` names first (`_PLACE`) where the lower-cased `field` holds a city or
-    location, its first part alone for a city ("Paris" of "Paris, France"); else "". A
-    weather tool's location was "Paris, France" whatever the user asked about (found in a
-    live review of kani's weather example)."""
-    if not any(word in field for word in _PLACE_FIELDS):
+    """The place `ask` names (`_PLACE`, `_place_named`) where `field` holds a city or
+    location (`_holds_place`), its first part alone for a city ("Paris" of "Paris,
+    France"); else "". A weather tool's location was "Paris, France" whatever the user
+    asked about (found in a live review of kani's weather example)."""
+    if not _holds_place(field):
         return ""
-    found = _PLACE.search(ask)
-    if found is None:
-        return ""
-    return found.group(1).split(",")[0] if "city" in field else found.group(1)
+    place = _place_named(ask)
+    return place.split(",")[0] if "city" in words(field) or field.startswith("city") else place
+
+
+def _holds_place(field: str) -> bool:
+    """Whether the field `field` holds a city or location: one of its words is (`city`,
+    `home_city`, `location`, `userLocation` as written), or it starts with one (`cityname`,
+    `cityName` lower-cased). A substring was taken: `velocity`, `capacity` and `allocation`
+    got the ask's place (found in review). A lower-cased `homeCity` is one word here."""
+    return any(word in _PLACE_FIELDS for word in words(field)) or field.startswith(_PLACE_FIELDS)
+
+
+def _place_named(ask: str) -> str:
+    """The place `ask` names: of the capitalised words after "in", "at", "for" or "near"
+    (`_PLACE`), each cut at its first word that names no place (`_NOT_PLACES`), the last
+    after "in", else the last after another; "" where none is left.
+
+    The first was taken: "Respond in JSON. What's the weather in Lisbon?" gave "JSON",
+    "Book a table for Friday in Rome" "Friday", "at Google HQ in Mountain View" "Google
+    HQ" (found in review). "in" names where one is more often than "at" or "for", and an
+    ask's instructions ("in JSON", "in English") come before or after its place alike."""
+    best, best_in = "", False
+    for found in _PLACE.finditer(ask):
+        place = _place_part(found.group(2))
+        after_in = found.group(1) == "in"
+        if place and (after_in or not best_in):
+            best, best_in = place, after_in
+    return best
+
+
+def _place_part(words_after: str) -> str:
+    """`words_after` up to its first word that names no place ("Paris" of "Paris Today")."""
+    end = 0
+    for word in _PLACE_WORD.finditer(words_after):
+        if word.group().lower() in _NOT_PLACES:
+            break
+        end = word.end()
+    return words_after[:end]
 
 
 def finishing_index(names: Sequence[str]) -> int | None:

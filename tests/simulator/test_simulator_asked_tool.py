@@ -83,6 +83,44 @@ def test_a_city_or_location_takes_the_place_the_ask_names(
     assert called(start_sim(), tools, ask) == ("get_weather", {field: place})
 
 
+@pytest.mark.parametrize(
+    ("field", "ask", "place"),
+    [
+        ("location", "Respond in JSON. What's the weather in Lisbon?", "Lisbon"),
+        ("city", "Please reply in English: what's the weather in Berlin?", "Berlin"),
+        ("city", "What's the weather in Berlin? Answer in English.", "Berlin"),
+        ("location", "Book a table for Friday in Rome", "Rome"),
+        ("location", "Weather for Tomorrow in Paris", "Paris"),
+        ("location", "How hot is it at Google HQ in Mountain View?", "Mountain View"),
+        ("location", "Will it rain in Oslo in March?", "Oslo"),
+        ("home_city", "Weather in Lyon Today", "Lyon"),
+    ],
+    ids=[
+        *("a_format", "a_language", "a_language_after", "a_day", "tomorrow", "at_then_in"),
+        *("a_month_after", "today_after"),
+    ],
+)
+def test_a_place_is_not_a_day_a_language_or_the_first_words_after_at(
+    start_sim: Callable[..., SimThread], field: str, ask: str, place: str
+) -> None:
+    """The first capitalised words after "in", "at", "for" or "near" were taken: "Respond
+    in JSON. What's the weather in Lisbon?" called `location: "JSON"` (found in review).
+    Days, months, languages and formats name no place; the last place after "in" wins."""
+    tools = [string_tool("get_weather", field, "Get the current weather in a given location")]
+    assert called(start_sim(), tools, ask) == ("get_weather", {field: place})
+
+
+@pytest.mark.parametrize("field", ["velocity", "capacity", "allocation"])
+def test_a_field_holding_city_or_location_in_a_longer_word_takes_no_place(
+    start_sim: Callable[..., SimThread], field: str
+) -> None:
+    """`velocity` holds "city" and `allocation` "location" as letters, not as words: they
+    took the ask's place (found in review)."""
+    tools = [string_tool("set_value", field)]
+    (_, arguments) = called(start_sim(), tools, "Set it for the office in Rome.")
+    assert "Rome" not in arguments[field], arguments
+
+
 def test_an_ask_naming_no_tool_calls_the_first_as_before(
     start_sim: Callable[..., SimThread],
 ) -> None:
