@@ -9,8 +9,12 @@ Structured Outputs checks'): "Invalid schema for function 'x': [] is not of type
 FoundationAgents/OpenManus#1162), "... 'ai-sfn': None is not of type 'array'."
 (yomorun/yomo#860), `tools[1].parameters` on Responses (kevinwatt/mysql-mcp#5). Of that
 check only the `type` keyword is refused here: the metaschema's `anyOf` of a type name or
-an array of distinct ones, in `jsonschema`'s words for it, "'str' is not valid under any of
-the given schemas" (the value as Python shows it). Where several types are wrong, the one
+an array of distinct ones. Its sentence, "'str' is not valid under any of the given
+schemas" (the value as Python shows it), is inferred, not captured: it is the `jsonschema`
+library's message for a failed `anyOf`, in the format OpenAI's quoted messages for other
+schema errors share (the sentences above are `jsonschema`'s `type` message); no reply of
+OpenAI's to an unknown `type` was seen, and the tests hold the status, code, param and the
+function's name and the bad type, not the sentence. Where several types are wrong, the one
 refused first is the walk's, in the schema's own order.
 
 vLLM takes any object as a schema (`tests/simulator/test_simulator_tool_schemas.py`): this
@@ -46,6 +50,7 @@ def refuse_schemas(tools: Any, where: str) -> None:
         if not isinstance(schema, dict):
             continue  # a schema not an object is refused elsewhere, a missing one is none
         for wrong in _wrong_types(schema):
+            # `jsonschema`'s wording, inferred rather than seen from OpenAI (module docstring)
             message = (
                 f"Invalid schema for function '{function.get('name')}': {wrong!r} is not"
                 " valid under any of the given schemas."
@@ -64,13 +69,19 @@ def _function(tool: Any, where: str) -> dict[str, Any]:
 
 
 def _wrong_types(schema: dict[str, Any]) -> Iterator[Any]:
-    """Each `type` value in `schema` and its subschemas that names no JSON Schema type."""
-    if schema.get("type") is not None and not _known(schema["type"]):  # null: not asked
-        yield schema["type"]
-    for keyword, value in schema.items():
-        for inner in _subschemas(keyword, value):
-            if isinstance(inner, dict):
-                yield from _wrong_types(inner)
+    """Each `type` value in `schema` and its subschemas that names no JSON Schema type, in
+    the schema's own order (each schema before its subschemas, those in their order).
+
+    Walked with a stack of its own: a recursion raised `RecursionError` on a schema nested
+    1000 deep (JSON parsers take 1024), and the cloud profile answered 500 "simulator bug"
+    (found in review)."""
+    stack = [schema]
+    while stack:
+        node = stack.pop()
+        if node.get("type") is not None and not _known(node["type"]):  # null: not asked
+            yield node["type"]
+        inner = [sub for key, value in node.items() for sub in _subschemas(key, value)]
+        stack.extend(sub for sub in reversed(inner) if isinstance(sub, dict))
 
 
 def _known(value: Any) -> bool:
