@@ -41,6 +41,32 @@ must (`tool_choice: "required"`), which is tool_calling: so is a ReAct step (`pi
 `tools`. Its extract step is read by the task, as smolagents' final answer is. DSPy is no
 coding agent: its texts do not make the request an agent's session
 (`classifier.rules.agent_session`). A message with images (content parts) is read as sent.
+
+DSPy 2.x (2.4.9, which knowledge-storm 1.1.1 pins: `dsp/templates/template_v2.py`,
+`TemplateV2.__call__` at 199-281, `guidelines` at 116-129, `query` at 71-114) sends a call as
+one user message and no system prompt: its parts a line "---" apart (`LEGACY_PARTS`), the
+signature's instructions, its guidelines ("Follow the following format.", `GUIDELINES`, then
+each field's prefix and description, "Topic of interest: ${topic}", one a line or, a long
+template's, a blank line apart), its demos, and the call's query: each field with a value, its
+prefix and value, then the prefix of the first without one (its output's) at its end, which
+the model continues. A ChainOfThought's rationale is an output field before the others
+("Reasoning: Let's think step by step in order to ${produce the answer}. We ...",
+`dspy/predict/chain_of_thought.py` at 37-40), which dsp's retry after a reply that lacks a field
+(`dsp/primitives/predict.py` at 85-112) sends filled in. Read as sent, the template's words
+decided: STORM's section writing was instruction (local) at 0.94 by its output prefix ("Write
+the section with proper inline citations (Start your writing with # section title. ..."), its
+search queries sometimes coding; and the key, a prompt's first 2,048 characters of template,
+made three sections of one article one conversation (found in a live review). So a call sent
+so is read by its instructions' first line and its query's input values, a line apart,
+without the prefixes, the guidelines, the demos, the output prefix or a rationale
+(`legacy_ask`): the key hashes that too, and a call and its retry key alike. The first line
+of a signature's docstring says its task ("Write a Wikipedia section based on the collected
+information."); STORM's lines after it are its format rules ("1. Use "#" Title" to indicate
+section title, ..."), read as constraints: with them, a section was still instruction at
+0.65, without them writing at 0.79 (DSPy 3 puts them in its system prompt, which weighs
+less). Called without guidelines (`show_guidelines=False`: STORM's search queries, expert
+answers, lead section), a query's prefixes are nowhere told apart from its values: read as
+sent.
 """
 
 from __future__ import annotations
@@ -49,7 +75,7 @@ import re
 from bisect import bisect_left
 from collections.abc import Iterator, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from classifier.message import System, one_text, per_text
 
@@ -107,11 +133,15 @@ def framed(system: System) -> bool:
 def task_ask(message: object, system: System) -> object:
     """The content of `message`, the values of its input fields but `trajectory`, a line
     apart, when its request is DSPy's (its system prompt `system`) and it lays them out as
-    DSPy does; any other content as it is."""
+    DSPy does; a DSPy 2.x call's task and input values (`legacy_ask`); any other content as
+    it is."""
     content = message.get("content") if isinstance(message, dict) else None
     names = _input_names(system) if isinstance(content, str) else ()
-    if not names or not isinstance(content, str):
+    if not isinstance(content, str):
         return content
+    if not names:
+        legacy = legacy_ask(content)
+        return content if legacy is None else legacy
     sections = _sections(_without_tail(content), names)
     if not sections:
         return content
@@ -257,3 +287,97 @@ class _Headings:
 def _unclosed(value: str, closing: str) -> str:
     """A section's value without its closing tag (the XML adapter's)."""
     return value[: -len(closing)] if closing and value.endswith(closing) else value
+
+
+# DSPy 2.x's template (`dsp/templates/template_v2.py`): how its parts are joined (`__call__`),
+# how its guidelines open (`guidelines`), a description's placeholder, and a ChainOfThought
+# rationale's description (`dspy/predict/chain_of_thought.py`)
+LEGACY_PARTS = "\n\n---\n\n"
+GUIDELINES = LEGACY_PARTS + "Follow the following format.\n\n"
+PLACEHOLDER = "${"
+RATIONALE = "${produce the "
+# A signature's instructions when it has none of its own (`dspy/signatures/signature.py` at
+# 23-26, `_default_instructions`): DSPy's words, no task, as in DSPy 3's system prompt
+DEFAULT_INSTRUCTIONS = re.compile(
+    r"Given the fields `\w+`(?:, `\w+`)*, produce the fields `\w+`(?:, `\w+`)*\."
+)
+
+
+class _Field(NamedTuple):
+    """A field of a DSPy 2.x template, as its guidelines show it."""
+
+    prefix: str  # what opens its line in a query: "Topic of interest:"
+    rationale: bool  # a ChainOfThought's rationale: the model's words, no input
+
+
+def legacy_ask(content: str) -> str | None:
+    """The first line of the instructions (none of DSPy's default ones) and the input values
+    of a DSPy 2.x call's prompt `content`, a line apart; None when `content` is not one (no
+    guidelines within `WITHIN` of its start, or no query after them). The query is the last
+    text after the guidelines that opens with the first field's prefix after a blank line (a
+    demo opens so too, and comes before it)."""
+    guide = content.find(GUIDELINES, 0, WITHIN)
+    start = guide + len(GUIDELINES)
+    end = content.find(LEGACY_PARTS, start, start + WITHIN) if guide >= 0 else -1
+    fields = _legacy_fields(content[start:end]) if end >= 0 else ()
+    if not fields:
+        return None
+    query = content.rfind("\n\n" + fields[0].prefix, end)
+    if query < 0:
+        return None
+    values = _legacy_values(content, query + 2, fields)
+    task = content[:guide].strip().split("\n", 1)[0]  # the part before the guidelines
+    if DEFAULT_INSTRUCTIONS.fullmatch(task):
+        task = ""
+    return "\n".join(text for text in (task, *values) if text)
+
+
+def _legacy_fields(guidelines: str) -> tuple[_Field, ...]:
+    """The fields the guidelines `guidelines` show, in order, the first `FIELDS_READ`: a
+    blank line apart in a long template (its lines may hold a field's prefix and its
+    description), else a line apart; none when one has no prefix. A prefix is what comes
+    before its description's placeholder (`${topic}`; a rationale's prefix holds "Let's
+    think step by step in order to"), else its text to its first colon."""
+    entries = guidelines.split("\n\n" if "\n\n" in guidelines else "\n", FIELDS_READ)
+    fields: list[_Field] = []
+    for entry in entries[:FIELDS_READ]:
+        placeholder = entry.find(PLACEHOLDER)
+        colon = entry.find(":")
+        prefix = entry[:placeholder] if placeholder >= 0 else entry[: colon + 1]
+        if not prefix.strip():
+            return ()
+        rationale = placeholder >= 0 and entry.startswith(RATIONALE, placeholder)
+        fields.append(_Field(prefix.rstrip(), rationale))
+    return tuple(fields)
+
+
+def _legacy_values(content: str, start: int, fields: tuple[_Field, ...]) -> list[str]:
+    """The input values of the query at `start` of `content`, which opens with the first of
+    `fields`: each field's prefix opens a line, in order, each looked for within `WITHIN`
+    past the last (a field without a value is left out of a query); a rationale's value and
+    the empty output prefix at the end are left out."""
+    found: list[tuple[_Field, int, int]] = []  # a field, where its prefix starts, its value
+    at = start
+    for field in fields:
+        where = at if not found else _line_opening(content, field.prefix, at, at + WITHIN)
+        if where >= 0:
+            found.append((field, where, where + len(field.prefix)))
+            at = where + len(field.prefix)
+    ends = [where - 1 for _, where, _ in found[1:]] + [len(content)]
+    return [
+        content[value:end].strip()
+        for (field, _, value), end in zip(found, ends, strict=True)
+        if not field.rationale
+    ]
+
+
+def _line_opening(text: str, prefix: str, start: int, last: int) -> int:
+    """Where `prefix` first opens a line of `text` from `start` to `last`, followed by white
+    space or the text's end (a prefix that opens a longer one is not it), or -1."""
+    at = text.find("\n" + prefix, start, last + len(prefix) + 1)
+    while at >= 0:
+        after = at + 1 + len(prefix)
+        if after == len(text) or text[after].isspace():
+            return at + 1
+        at = text.find("\n" + prefix, at + 1, last + len(prefix) + 1)
+    return -1

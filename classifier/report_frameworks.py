@@ -97,7 +97,17 @@ FRAMEWORKS_NOTE = """\
    message before a reply, without that order) are passed over, so the first ask is the
    call's own, or a `dspy.History`'s first turn; the conversation key hashes it without
    DSPy's system prompts: one ReAct run (its steps, "You are an Agent. ...", and its
-   extract step) is one conversation, and two calls of one program are two.
+   extract step) is one conversation, and two calls of one program are two. A DSPy 2.x
+   call (dsp's template, STORM's: one user message, its parts "---" apart, "Follow the
+   following format." and each field's prefix and `${field}`, its demos, its query ending
+   with its output's prefix) is read by its instructions' first line, not DSPy's default
+   "Given the fields ...", and its query's input values, a line apart: not the prefixes,
+   the guidelines, the demos, the output prefix nor a ChainOfThought's rationale ("Reasoning:
+   Let's think step by step in order to ..."). STORM's section writing, instruction (0.89)
+   by its template and format rules, is writing; its sections, alike past the key's first
+   2,048 characters, are conversations of their own, and a call and dsp's retry of it one.
+   Called without guidelines (STORM's lead section, search queries, expert answers), a call
+   is read as sent.
    Agno's blocks after the ask in its user message (`classifier/agno.py`: "Use the
    following references from the knowledge base if it helps:" and `<references>`, and
    `<additional context>` with its dependencies) are cut, in any request; its session
