@@ -303,72 +303,100 @@ DEFAULT_INSTRUCTIONS = re.compile(
 )
 
 
-class _Field(NamedTuple):
+class LegacyField(NamedTuple):
     """A field of a DSPy 2.x template, as its guidelines show it."""
 
     prefix: str  # what opens its line in a query: "Topic of interest:"
+    separator: str  # between its prefix and its value: " ", or a line break
     rationale: bool  # a ChainOfThought's rationale: the model's words, no input
+
+
+class _Query(NamedTuple):
+    """A DSPy 2.x call's query: its template's fields, and each field it shows (its index
+    in `fields`, where its value starts and ends)."""
+
+    fields: tuple[LegacyField, ...]
+    shown: list[tuple[int, int, int]]
 
 
 def legacy_ask(content: str) -> str | None:
     """The first line of the instructions (none of DSPy's default ones) and the input values
-    of a DSPy 2.x call's prompt `content`, a line apart; None when `content` is not one (no
-    guidelines within `WITHIN` of its start, or no query after them). The query is the last
-    text after the guidelines that opens with the first field's prefix after a blank line (a
-    demo opens so too, and comes before it)."""
-    guide = content.find(GUIDELINES, 0, WITHIN)
-    start = guide + len(GUIDELINES)
-    end = content.find(LEGACY_PARTS, start, start + WITHIN) if guide >= 0 else -1
-    fields = _legacy_fields(content[start:end]) if end >= 0 else ()
-    if not fields:
+    of a DSPy 2.x call's prompt `content`, a line apart; None when `content` is not one
+    (`_legacy_query`): a rationale's value and the empty output prefix at the end are left
+    out."""
+    query = _legacy_query(content)
+    if query is None:
         return None
-    query = content.rfind("\n\n" + fields[0].prefix, end)
-    if query < 0:
-        return None
-    values = _legacy_values(content, query + 2, fields)
-    task = content[:guide].strip().split("\n", 1)[0]  # the part before the guidelines
+    values = [
+        content[start:end].strip()
+        for index, start, end in query.shown
+        if not query.fields[index].rationale
+    ]
+    task = content[: content.find(GUIDELINES)].strip().split("\n", 1)[0]
     if DEFAULT_INSTRUCTIONS.fullmatch(task):
         task = ""
     return "\n".join(text for text in (task, *values) if text)
 
 
-def _legacy_fields(guidelines: str) -> tuple[_Field, ...]:
+def legacy_outputs(content: str) -> tuple[LegacyField, ...]:
+    """The fields a DSPy 2.x call's prompt `content` asks the model to write, in order: the
+    one whose prefix ends its query, with no value, and each after it. dsp parses a reply
+    so (`TemplateV2.extract`, at 136-197): the first's value, then each next field's prefix
+    opening a line. None of any other text."""
+    query = _legacy_query(content)
+    if query is None or not query.shown:
+        return ()
+    index, start, end = query.shown[-1]
+    return () if content[start:end].strip() else query.fields[index:]
+
+
+def _legacy_query(content: str) -> _Query | None:
+    """The query of a DSPy 2.x call's prompt `content`; None when `content` is not one (no
+    guidelines within `WITHIN` of its start, or no query after them). The query is the last
+    text after the guidelines that opens with the first field's prefix after a blank line
+    (a demo opens so too, and comes before it)."""
+    guide = content.find(GUIDELINES, 0, WITHIN)
+    start = guide + len(GUIDELINES)
+    end = content.find(LEGACY_PARTS, start, start + WITHIN) if guide >= 0 else -1
+    fields = _legacy_fields(content[start:end]) if end >= 0 else ()
+    query = content.rfind("\n\n" + fields[0].prefix, end) if fields else -1
+    return None if query < 0 else _Query(fields, _shown(content, query + 2, fields))
+
+
+def _legacy_fields(guidelines: str) -> tuple[LegacyField, ...]:
     """The fields the guidelines `guidelines` show, in order, the first `FIELDS_READ`: a
     blank line apart in a long template (its lines may hold a field's prefix and its
     description), else a line apart; none when one has no prefix. A prefix is what comes
     before its description's placeholder (`${topic}`; a rationale's prefix holds "Let's
     think step by step in order to"), else its text to its first colon."""
     entries = guidelines.split("\n\n" if "\n\n" in guidelines else "\n", FIELDS_READ)
-    fields: list[_Field] = []
+    fields: list[LegacyField] = []
     for entry in entries[:FIELDS_READ]:
         placeholder = entry.find(PLACEHOLDER)
         colon = entry.find(":")
         prefix = entry[:placeholder] if placeholder >= 0 else entry[: colon + 1]
         if not prefix.strip():
             return ()
+        separator = "\n" if "\n" in prefix else " "
         rationale = placeholder >= 0 and entry.startswith(RATIONALE, placeholder)
-        fields.append(_Field(prefix.rstrip(), rationale))
+        fields.append(LegacyField(prefix.rstrip(), separator, rationale))
     return tuple(fields)
 
 
-def _legacy_values(content: str, start: int, fields: tuple[_Field, ...]) -> list[str]:
-    """The input values of the query at `start` of `content`, which opens with the first of
+def _shown(content: str, start: int, fields: tuple[LegacyField, ...]) -> list[tuple[int, int, int]]:
+    """The fields the query at `start` of `content` shows, which opens with the first of
     `fields`: each field's prefix opens a line, in order, each looked for within `WITHIN`
-    past the last (a field without a value is left out of a query); a rationale's value and
-    the empty output prefix at the end are left out."""
-    found: list[tuple[_Field, int, int]] = []  # a field, where its prefix starts, its value
+    past the last (a field without a value is left out of a query); each's index, where
+    its value starts and where it ends."""
+    found: list[tuple[int, int, int]] = []  # a field's index, where its prefix starts, its value
     at = start
-    for field in fields:
+    for index, field in enumerate(fields):
         where = at if not found else _line_opening(content, field.prefix, at, at + WITHIN)
         if where >= 0:
-            found.append((field, where, where + len(field.prefix)))
+            found.append((index, where, where + len(field.prefix)))
             at = where + len(field.prefix)
     ends = [where - 1 for _, where, _ in found[1:]] + [len(content)]
-    return [
-        content[value:end].strip()
-        for (field, _, value), end in zip(found, ends, strict=True)
-        if not field.rationale
-    ]
+    return [(index, value, end) for (index, _, value), end in zip(found, ends, strict=True)]
 
 
 def _line_opening(text: str, prefix: str, start: int, last: int) -> int:

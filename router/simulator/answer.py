@@ -19,8 +19,9 @@ and asks for JSON (instructor's JSON modes), or shows an example object and asks
 (Open WebUI's title and tags), gets an instance of it, or an object of the example's shape,
 where it would get text or any JSON object (`prompted`); so does an example object shown
 between markers (MetaGPT's `[CONTENT]`), between the same markers, and a list of strings
-asked for in a form shown (gpt-researcher's sub-queries), as many strings as shown. Same
-prompt and seed, same answer.
+asked for in a form shown (gpt-researcher's sub-queries), as many strings as shown. A DSPy
+2.x call (dsp's template) gets its answer laid out in the fields it asks for
+(`dsp_fields`). Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -31,10 +32,12 @@ import random
 import re
 from typing import Any
 
+from classifier.dspy import legacy_outputs
 from router.simulator import dataprompt
 from router.simulator.arithmetic import math_answer, sum_written
 from router.simulator.commit_messages import asks_commit_message, commit_message
 from router.simulator.described import alternatives_in
+from router.simulator.dsp_fields import laid_out
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
@@ -91,19 +94,28 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     if call is not None:
         return Reply(tool_calls=(call,))
+    text = _answer_text(prompt, rng, index)
+    if fields := legacy_outputs(prompt.user):  # a DSPy 2.x call: in its fields
+        return Reply(text=laid_out(fields, text, lambda: prose(rng, 1)))
+    return Reply(text=text)
+
+
+def _answer_text(prompt: Prompt, rng: random.Random, index: int) -> str:
+    """The text `compose` answers where no tool, schema or tool's result shapes it: a
+    commit message, a SQL query, code, a sum or prose, by the ask."""
     if asks_commit_message(prompt):  # before the diff is read as code or a sum
-        return Reply(text=commit_message(prompt, index))
+        return commit_message(prompt, index)
     read = ends(prompt.ask)
     # a ReAct or DSPy prompt asking for SQL keeps the answer it got: a bare query is no
     # answer in its format either (`prompted.framed`)
     if dataprompt.asks_sql(read, ends(prompt.system)) and not framed(prompt.user, prompt.system):
         table = dataprompt.first_table(prompt.user, prompt.system)
-        return Reply(text=dataprompt.sql_answer(table))
+        return dataprompt.sql_answer(table)
     if _CODE.search(read):
-        return Reply(text=code_answer(read, prompt))
+        return code_answer(read, prompt)
     if _MATH.search(read) or sum_written(read):
-        return Reply(text=math_answer(read))
-    return Reply(text=prose(rng, 3))
+        return math_answer(read)
+    return prose(rng, 3)
 
 
 def prompted_json(prompt: Prompt, rng: random.Random) -> str | None:
