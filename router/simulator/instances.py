@@ -27,9 +27,10 @@ from router.simulator.called_ids import is_id
 from router.simulator.offered_agents import names_agent
 from router.simulator.scalars import STRING_HINTS, number, string
 
-# an array of strings by one of these names, or one naming a command, is a command's argv
-# (open-codex's `shell` tool): filled with the command hint's words, not one item of them all
-_ARGV = ("cmd", "argv", "args")
+# an array of strings by one of these names, whole and in any case, is a command's argv
+# (open-codex's `shell` tool): filled with the command hint's words, not one item of them all.
+# Not a name that holds one: `commands` lists command lines, each run on its own
+_ARGV = frozenset({"command", "cmd", "argv", "args"})
 # what an item's schema may say beyond its type for it to take any word of the command
 _ITEM_LIMITS = ("enum", "const", "format", "default", "pattern", "minLength", "maxLength")
 _DEEP = 3  # nesting past which optional parts (nullable, arrays, unrequired) are left out
@@ -204,9 +205,10 @@ class _Walk:
         """The command hint's words (`["ls", "-la"]`) for an array of plain strings that
         names a command's argv (`_ARGV`) and allows that many items; None otherwise. Built
         item by item, open-codex's `shell` got `{"command": ["ls -la"]}` and tried to run a
-        program named "ls -la": spawn ENOENT on every call (found in a live review)."""
-        lowered = name.lower()
-        if "command" not in lowered and lowered not in _ARGV:
+        program named "ls -la": spawn ENOENT on every call (found in a live review). Only
+        those names whole: `run_commands(commands: string[])` got `["ls", "-la"]`, and a
+        client running each item ran "-la" as a command of its own (found in review)."""
+        if name.lower() not in _ARGV:
             return None
         items = self.resolved(_object(schema.get("items")))
         if _kind(items) != "string" or any(key in items for key in _ITEM_LIMITS):
