@@ -197,15 +197,17 @@ def named_place(field: str, ask: str) -> str:
     if not _holds_place(field):
         return ""
     place = _place_named(ask)
-    return place.split(",")[0] if "city" in words(field) or field.startswith("city") else place
+    city = "city" in words(field) or field.lower().startswith("city")
+    return place.split(",")[0] if city else place
 
 
 def _holds_place(field: str) -> bool:
     """Whether the field `field` holds a city or location: one of its words is (`city`,
-    `home_city`, `location`, `userLocation` as written), or it starts with one (`cityname`,
-    `cityName` lower-cased). A substring was taken: `velocity`, `capacity` and `allocation`
-    got the ask's place (found in review). A lower-cased `homeCity` is one word here."""
-    return any(word in _PLACE_FIELDS for word in words(field)) or field.startswith(_PLACE_FIELDS)
+    `home_city`, `location`, `userLocation`: the name as written, its case telling words
+    apart), or it starts with one in any case (`cityname`, `Cityname`). A substring was
+    taken: `velocity`, `capacity` and `allocation` got the ask's place (found in review)."""
+    said = words(field)
+    return any(word in _PLACE_FIELDS for word in said) or field.lower().startswith(_PLACE_FIELDS)
 
 
 def _place_named(ask: str) -> str:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from router.simulator.asked_tool import named_place
+from router.simulator.asked_tool import named_place, words
 
 STRING_HINTS = (
     ("city", "Paris"),
@@ -25,7 +25,8 @@ STRING_HINTS = (
     ("date", "2026-01-15"),
     ("unit", "celsius"),
 )
-"""What a string field gets whose name holds the hint, the first hint that it holds."""
+"""What a string field gets whose name has a word that starts with the hint, the first hint
+that one does (`hinted`)."""
 
 _FORMATS = {
     "date-time": "2026-01-15T09:30:00Z",
@@ -70,16 +71,30 @@ def _bound(schema: dict[str, Any], key: str) -> float | None:
 
 def string(name: str, schema: dict[str, Any], user: str, given: str = "") -> str:
     """A string its `format` suggests, else `given` (an id field's shown id, an agent's
-    name), else the place the prompt names for a city or location field (`named_place`),
-    else one its field's name suggests (`STRING_HINTS`), else the prompt's first words;
-    padded or cut to its `minLength`/`maxLength`."""
+    name), else the place the prompt names for a city or location field (`named_place`,
+    given the name as written: lower-cased, `homeCity` was one word and no city's), else
+    one its field's name suggests (`hinted`), else the prompt's first words; padded or cut
+    to its `minLength`/`maxLength`."""
     fmt = schema.get("format")
-    lowered = name.lower()
     text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
-    text = text or given or named_place(lowered, user)
-    text = text or next((value for hint, value in STRING_HINTS if hint in lowered), "")
+    text = text or given or named_place(name, user) or hinted(name)
     text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt
     least, longest = schema.get("minLength"), schema.get("maxLength")
     if isinstance(least, int) and least > len(text):
         text = text.ljust(min(least, _LONGEST), "x")
     return text[:longest] if isinstance(longest, int) and longest >= 0 else text
+
+
+def hinted(name: str) -> str:
+    """What `STRING_HINTS` gives the field `name`: the value of the first hint one of its
+    words (snake, kebab and camel case split: `asked_tool.words`) starts with, else "".
+
+    A word that starts with the hint, not a name that holds it: a whole word (`file_path`,
+    `homeCity`), its plural (`commands`, a list of command lines) and a compound written
+    as one (`filename`, `cityname`) keep their hint. Found anywhere in the name, a hint gave
+    `velocity` and `capacity` "Paris", `allocation` "Paris, France", `profile` a file's path
+    and `candidate` a date (found in review)."""
+    said = words(name)
+    return next(
+        (value for hint, value in STRING_HINTS if any(w.startswith(hint) for w in said)), ""
+    )
