@@ -20,6 +20,15 @@ A sentence that asks the answer be what follows it, ending in "with:" ("Respond 
 decision leads so into its template, and names JSON nowhere else (found in a live review).
 Texts that hold neither "json" nor such a sentence are passed over by `may_introduce`.
 
+A Markdown heading naming a shape ("## Structure", "## Output format", `_SHAPE_HEADING`) just
+before the shape asks nothing by itself: the paragraph before it in the same section does.
+mem0 2.2.1's extraction prompt says "# OUTPUT FORMAT\n\nReturn ONLY valid JSON parsable by
+json.loads(). No text, ...\n\n## Structure\n\n{"memory": [...]}"; read as the heading alone,
+the simulator answered the `json_object` filler, mem0 found no "memory" in it, and in demo
+mode every `add()` stored nothing (found in a live review). So that paragraph is read with the
+heading (`_asking`), within the same `_LEAD` characters: one paragraph back, never past
+another heading.
+
 This is wording alone, apart from which shape `prompted` takes for the answer: the same
 reading serves a schema, an example object, a list of strings (`list_asked`) and a shape
 described in pseudo-JSON under a wrapper's noun (`names`), whatever order they are tried in.
@@ -75,6 +84,15 @@ _INSIDE = re.compile(r'(?:"\s*:|[\[,])\s*\Z')
 _TOOLISH = re.compile(r"\b(?:tools?|action|arguments?|args|param(?:eter)?s?|functions?)\b", re.I)
 _SHAPE_WORD = re.compile(r"\b(?:json|structure|format|schema|shape|fields)\b", re.I)
 _FENCE_OPENING = re.compile(r"```(?:json)?\s*\Z", re.I)
+# a Markdown heading naming a shape, as the last line of a lead ("## Structure",
+# "### Output format:", "## Example"): what asks for it is the paragraph before
+_SHAPE_HEADING = re.compile(
+    r"(?:\A|\n)[ \t]{0,3}#{1,6}[ \t]+[^\n]*"
+    r"\b(?:structure|format|schema|shape|output|example|template|json)\b[^\n]*\Z",
+    re.I,
+)
+_HEADING = re.compile(r"^[ \t]{0,3}#{1,6}[ \t]", re.M)  # a Markdown heading's line
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def may_introduce(text: str) -> bool:
@@ -125,9 +143,23 @@ def names(text: str, start: int, noun: str) -> bool:
 
 def _asking(text: str, start: int) -> str:
     """The sentence leading into what `text` writes at `start`, read past a fence opening
-    (```` ```json ````) just before it."""
+    (```` ```json ````) just before it; where that is a heading naming a shape
+    (`_SHAPE_HEADING`), the paragraph before the heading with it (`_under_heading`)."""
     lead = _FENCE_OPENING.sub("", _lead(text, start).rstrip()).rstrip()
-    return _last_sentence(lead)
+    heading = _SHAPE_HEADING.search(lead)
+    if heading is None:
+        return _last_sentence(lead)
+    return _under_heading(lead[: heading.start()]) + "\n" + heading.group().strip()
+
+
+def _under_heading(before: str) -> str:
+    """The paragraph `before` ends with, only its lines after a heading's (that heading's
+    section is another's): the words leading into a heading that names a shape."""
+    paragraph = _PARAGRAPH_BREAK.split(before.rstrip())[-1]
+    headings = list(_HEADING.finditer(paragraph))
+    if headings:
+        paragraph = paragraph[headings[-1].start() :].partition("\n")[2]
+    return paragraph.strip()
 
 
 def _lead(text: str, start: int) -> str:
