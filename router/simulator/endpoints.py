@@ -25,6 +25,7 @@ from router.simulator.faults import FaultError
 from router.simulator.httpserver import Request, Response
 from router.simulator.messages import prompt_tokens
 from router.simulator.stats import prometheus_text
+from router.simulator.unknown_arguments import COUNT_ARGUMENTS, refuse_unknown_responses
 from router.simulator.wire import required
 
 if TYPE_CHECKING:
@@ -146,10 +147,12 @@ async def count_tokens(sim: Simulator, req: Request, resp: Response) -> None:
 
 async def input_tokens(sim: Simulator, req: Request, resp: Response) -> None:
     """OpenAI's `/v1/responses/input_tokens` (the cloud profile's): the turn's input and
-    instructions counted as its Responses request counts them."""
+    instructions counted as its Responses request counts them; an argument the count does
+    not take refused as OpenAI refuses it."""
     try:
         authorize(sim, req, "cloud")
         body = parse_json(req.body, "cloud")
+        refuse_unknown_responses(body, COUNT_ARGUMENTS)
     except ApiError as err:
         await sim.send_error("cloud", err, resp)
         return

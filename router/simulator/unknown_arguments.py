@@ -1,4 +1,5 @@
-"""OpenAI's 400 for a top-level request argument it does not know, on chat and Responses.
+"""OpenAI's 400 for a top-level request argument it does not know, on chat and Responses,
+and on Responses' count (`/v1/responses/input_tokens`).
 
 The cloud profile stands for OpenAI, and OpenAI refuses a body with an argument it does not
 know; the simulator took any, so a router that passed a client's foreign field on to an
@@ -10,9 +11,11 @@ taking them; only the cloud profile calls this.
 Sources. The known arguments are the `openai` SDK's (3.57): the keys of
 `types/chat/completion_create_params.py`'s `CompletionCreateParamsBase` and of
 `types/responses/response_create_params.py`'s `ResponseCreateParamsBase`, with the `stream`
-both streaming variants add. They are written out here, a closed table, not read from the
-SDK at run time nor from the router: a newer SDK may know more than the API a test stands
-for, and a table copied from the router would check the router against itself. The words:
+both streaming variants add, and of `types/responses/input_token_count_params.py`'s
+`InputTokenCountParams` (far fewer: no `max_output_tokens`, `store`, `stream`, ...). They
+are written out here, a closed table, not read from the SDK at run time nor from the
+router: a newer SDK may know more than the API a test stands for, and a table copied from
+the router would check the router against itself. The words:
 
 - chat: `{"error": {"message": "Unrecognized request argument supplied: top_k", "type":
   "invalid_request_error", "param": null, "code": null}}`, as OpenAI's clients quote the body
@@ -64,6 +67,14 @@ RESPONSES_ARGUMENTS = frozenset(
         *("top_logprobs", "top_p", "truncation", "user"),
     }
 )
+# `InputTokenCountParams` (openai 3.57)
+COUNT_ARGUMENTS = frozenset(
+    {
+        *("conversation", "input", "instructions", "model", "parallel_tool_calls"),
+        *("personality", "previous_response_id", "reasoning", "text", "tool_choice"),
+        *("tools", "truncation"),
+    }
+)
 
 
 def unknown(body: dict[str, Any], known: frozenset[str]) -> list[str]:
@@ -81,9 +92,12 @@ def refuse_unknown_chat(body: dict[str, Any]) -> None:
     raise _refusal(message, None, None)
 
 
-def refuse_unknown_responses(body: dict[str, Any]) -> None:
-    """Raise OpenAI's Responses 400 naming the first argument of `body` it does not know."""
-    names = unknown(body, RESPONSES_ARGUMENTS)
+def refuse_unknown_responses(
+    body: dict[str, Any], known: frozenset[str] = RESPONSES_ARGUMENTS
+) -> None:
+    """Raise OpenAI's Responses 400 naming the first argument of `body` it does not know
+    (`known`: a create's, or `COUNT_ARGUMENTS` for a count)."""
+    names = unknown(body, known)
     if names:
         raise _refusal(f"Unknown parameter: '{names[0]}'.", names[0], "unknown_parameter")
 

@@ -11,10 +11,14 @@ from typing import Any
 import openai
 import pytest
 from openai.types.chat import completion_create_params
-from openai.types.responses import response_create_params
+from openai.types.responses import input_token_count_params, response_create_params
 
 from router.simulator import SimThread
-from router.simulator.unknown_arguments import CHAT_ARGUMENTS, RESPONSES_ARGUMENTS
+from router.simulator.unknown_arguments import (
+    CHAT_ARGUMENTS,
+    COUNT_ARGUMENTS,
+    RESPONSES_ARGUMENTS,
+)
 
 HI: Any = [{"role": "user", "content": "Hi"}]
 # vLLM's sampling extras and grok-cli's search field: no OpenAI argument among them
@@ -101,6 +105,30 @@ def test_the_cloud_profile_refuses_an_unknown_responses_argument(
     assert refused.value.response.json() == expected
 
 
+@pytest.mark.parametrize(
+    ("asked", "param"),
+    [
+        ({"max_output_tokens": 100}, "max_output_tokens"),  # a create's, not a count's
+        ({"store": False, "stream": True}, "store"),
+        ({"metadata": {"a": "b"}}, "metadata"),
+    ],
+)
+def test_the_cloud_profile_refuses_an_argument_its_count_does_not_take(
+    start_sim: Callable[..., SimThread], asked: dict[str, Any], param: str
+) -> None:
+    """Its `/v1/responses/input_tokens` took a create's whole body: a router that forwarded
+    one there passed in demo mode."""
+    sdk = _client(start_sim(profile="cloud"))
+    with pytest.raises(openai.BadRequestError) as refused:
+        sdk.responses.input_tokens.count(model="tiny", input="Hi", extra_body=asked)
+    expected = _error(f"Unknown parameter: '{param}'.", param, "unknown_parameter")
+    assert refused.value.response.json() == expected
+    counted = sdk.responses.input_tokens.count(
+        model="tiny", input="Hi", instructions="Be terse.", truncation="auto", tools=[]
+    )
+    assert counted.input_tokens > 0
+
+
 def test_the_cloud_profile_takes_every_argument_the_sdk_sends(
     start_sim: Callable[..., SimThread],
 ) -> None:
@@ -132,6 +160,7 @@ def test_the_vllm_profile_takes_vllms_extras_and_unknown_fields(
     [
         (CHAT_ARGUMENTS, completion_create_params.CompletionCreateParamsStreaming),
         (RESPONSES_ARGUMENTS, response_create_params.ResponseCreateParamsStreaming),
+        (COUNT_ARGUMENTS, input_token_count_params.InputTokenCountParams),
     ],
 )
 def test_the_known_arguments_are_the_sdks(table: frozenset[str], params: Any) -> None:
