@@ -98,10 +98,11 @@ class Gateway:
         caller: Caller,
         headers: Mapping[str, str],
         traffic: bool,
+        counting: bool = False,
     ) -> Call:
         """`traffic`: a request to serve. Only traffic is traced and counted as classified;
-        `explain` only looks."""
-        req.validate(api, body)
+        `explain` only looks. `counting`: a count's body (`req.validate`)."""
+        req.validate(api, body, counting=counting)
         # the client's body, before `whole`: explain's is the same for the same body. Worked
         # out only if a failure makes it matter (`router.failed_requests`): most never hash
         print_ = Fingerprint(body)
@@ -220,12 +221,17 @@ class Gateway:
         )
 
     def planned(
-        self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]
+        self,
+        api: Api,
+        body: dict[str, Any],
+        caller: Caller,
+        headers: Mapping[str, str],
+        counting: bool = False,
     ) -> Call:
         """The call `body` would become, checked, classified and planned as a request to
-        serve is, but not traffic: no span, no count, no record (`explain`, and
+        serve is, but not traffic: no span, no count, no record (`explain`, and, `counting`,
         `/v1/responses/input_tokens`, which counts the conversation a turn would send)."""
-        return self._prepare(api, body, caller, headers, traffic=False)
+        return self._prepare(api, body, caller, headers, traffic=False, counting=counting)
 
     def explain(
         self, api: Api, body: dict[str, Any], caller: Caller, headers: Mapping[str, str]

@@ -97,8 +97,9 @@ def _check_depth(body: dict[str, Any]) -> None:
             )
 
 
-def validate(api: Api, body: dict[str, Any]) -> None:
-    """Check the fields the router reads; raise `BadRequest` naming the field."""
+def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
+    """Check the fields the router reads; raise `BadRequest` naming the field. `counting`:
+    the body of a count (`/v1/responses/input_tokens`), whose `input` may be empty."""
     _validate_model(body)
     _validate_tools(api, body)
     _validate_stream(api, body)
@@ -121,7 +122,7 @@ def validate(api: Api, body: dict[str, Any]) -> None:
     elif api == "messages":
         _validate_anthropic(body)
     elif api == "responses":
-        _validate_responses(body)
+        _validate_responses(body, counting)
 
 
 def _validate_stream(api: Api, body: dict[str, Any]) -> None:
@@ -268,9 +269,13 @@ def _bad_block(content: list[Any], where: str) -> None:
         raise wrong_type(block["source"], f"{where}[{index}].source", "an object")
 
 
-def _validate_responses(body: dict[str, Any]) -> None:
-    items = _validate_input(body.get("input"))
-    if isinstance(items, list) and only_own_reasoning(items):  # none is sent to a backend
+def _validate_responses(body: dict[str, Any], counting: bool) -> None:
+    """`counting`: an empty `input` is a count of the rest (OpenAI's count makes every field
+    optional; `router.api.responses_count` gives an absent one as `[]`)."""
+    items = body.get("input")
+    if not (counting and items == []):
+        items = _validate_input(items)
+    if isinstance(items, list) and items and only_own_reasoning(items):  # none is sent to a backend
         raise BadRequest(  # (`native_responses`)
             "'input' holds only reasoning items the router made, or references to them"
             f" (ids starting {OWN_REASONING!r}), which are not sent to a backend: give it"

@@ -3,10 +3,11 @@
 The `openai` SDK's `responses.input_tokens.count`: a client may ask how long a turn's input
 is before it sends the turn (kani asks before every Responses request, and a 404 here failed
 every one). The body is a Responses create's (`model`, `input`, `instructions`, `tools`,
-`previous_response_id`, `conversation`, ...); the answer OpenAI's
-`{"object": "response.input_tokens", "input_tokens": n}`, with `x-smf-estimated` and, when a
-backend counted, `x-smf-backend`, as `/v1/messages/count_tokens` says them
-(`router.api.messages`).
+`previous_response_id`, `conversation`, ...), every field optional as OpenAI's count takes
+it (openai-python's `InputTokenCountParams` is `total=False`): a missing `model` is `auto`, a
+missing `input` none (`[]`), and a field of the wrong kind is still a 400 naming it. The
+answer is OpenAI's `{"object": "response.input_tokens", "input_tokens": n}`, with the
+headers of `router.api.counting`.
 
 The turn is read as `/v1/responses` reads it (`Gateway.planned`): the same checks and 400s
 naming the field, the same 404 for an unknown `model`, the same privacy and `x-smf-route`,
@@ -16,64 +17,54 @@ as the turn itself would send it (`router.stored_responses.StoredResponses.whole
 is recorded: a count is not a generation, as `count_tokens` records none.
 
 Exact only from OpenAI's own API (`evals.urls.openai_hosted`), which serves this endpoint,
-when it speaks Responses for the router and is in the plan; it counts the history of a
-`previous_response_id` or `conversation` it stores, too. vLLM's Responses server has no such
-endpoint (it answers 405), nor do the other servers that speak the API, so they are not
-asked. Otherwise, or when OpenAI's answer fails, the router's estimate
-(`router.request_size.estimate_prompt_tokens`) of the input as sent to a backend: a turn
-continuing a response or conversation that a backend stores counts its own new input only,
-as the router holds none of that history.
+when it is the backend that would serve the turn and speaks Responses for the router; it
+counts the history of a `previous_response_id` or `conversation` it stores, too. It is sent
+only the fields its count takes (`COUNTED_FIELDS`): it refuses any other, as an unknown
+parameter. vLLM's Responses server has no such endpoint (it answers 405), nor do the other
+servers that speak the API, so they are not asked. Otherwise, or when OpenAI's answer fails,
+the router's estimate (`router.request_size.estimate_prompt_tokens`) of the input as sent to
+a backend: a turn continuing a response or conversation that a backend stores counts its
+own new input only, as the router holds none of that history.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from evals.urls import openai_hosted
-from router import request as req
-from router.api.body import read_json
-from router.api.errors import shaped_response
-from router.api.headers import request_headers
-from router.attempt_errors import UpstreamError
+from router.api import counting
+from router.api.counting import Counted
+from router.auth import Caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
-from router.call import Call
 from router.config_backend import Backend as BackendSettings
-from router.errors import RouterError, internal_error
 from router.gateway import Gateway
 from router.request_size import estimate_prompt_tokens
 from router.translate.native_responses import for_native
 from router.translate.pairing import native
 
 endpoints = APIRouter()
-log = logging.getLogger("smf_router")
 PATH = "/v1/responses/input_tokens"
-_COUNT_TIMEOUT_S = 10.0
+# The body OpenAI's count takes: its API reference's, and openai-python's
+# `InputTokenCountParams` (3.57, which adds `personality`); any other field it refuses
+COUNTED_FIELDS = frozenset(
+    {
+        *("conversation", "input", "instructions", "model", "parallel_tool_calls"),
+        *("personality", "previous_response_id", "reasoning", "text", "tool_choice"),
+        *("tools", "truncation"),
+    }
+)
 
 
 @endpoints.post(PATH)
 async def input_tokens(request: Request) -> Response:
-    headers = req.identified(request_headers(request.scope))  # one id: the reply's
-    try:
-        gateway: Gateway = request.app.state.gateway
-        caller = request.app.state.auth.caller(headers)
-        body = await read_json(request, gateway.config.server.max_body_bytes)
-        call = gateway.planned("responses", body, caller, headers)
-        counted, source = await _count(gateway, call)
-    except RouterError as error:
-        return shaped_response(request, error)
-    except Exception:  # a bug of ours: still an answer in OpenAI's shape, never a traceback
-        log.exception("responses input_tokens failed")
-        return shaped_response(request, internal_error())
-    payload = orjson.dumps({"object": "response.input_tokens", "input_tokens": counted})
-    said = {"x-request-id": headers["x-request-id"], "x-smf-estimated": str(source == "").lower()}
-    if source:  # an estimate has no backend: no empty header
-        said["x-smf-backend"] = source
-    return Response(payload, media_type="application/json", headers=said)
+    return await counting.answer(request, _count, _reply)
+
+
+def _reply(counted: int) -> dict[str, Any]:
+    return {"object": "response.input_tokens", "input_tokens": counted}
 
 
 def counts_natively(settings: BackendSettings) -> bool:
@@ -82,33 +73,36 @@ def counts_natively(settings: BackendSettings) -> bool:
     return native("responses", settings) and openai_hosted(settings.base_url)
 
 
-async def _count(gateway: Gateway, call: Call) -> tuple[int, str]:
-    """Exact tokens from the first backend of the plan that counts them, else an estimate.
-    The plan is the one the turn would get: counting sends the conversation to the
-    backend asked, so a private turn's count never leaves for the cloud."""
-    for step in call.plan.steps:
-        settings = gateway.config.backend(step.backend)
-        backend = gateway.backends.get(settings.name)
-        if counts_natively(settings) and isinstance(backend, OpenAICompatibleBackend):
-            counted = await _ask(backend, call.body)
-            if counted is not None:
-                return counted, settings.name
-    return estimate_prompt_tokens("responses", call.body), ""
+def defaulted(body: dict[str, Any]) -> dict[str, Any]:
+    """`body` with what OpenAI's count leaves optional and `/v1/responses` needs: `model`
+    (`auto`) and `input` (none), when absent or null."""
+    out = dict(body)
+    for name, default in (("model", "auto"), ("input", [])):
+        if out.get(name) is None:
+            out[name] = default
+    return out
+
+
+async def _count(
+    gateway: Gateway, body: dict[str, Any], caller: Caller, headers: dict[str, str]
+) -> Counted:
+    """Exact tokens from the backend that would serve the turn when it counts them, else an
+    estimate. The plan is the one the turn would get."""
+    call = gateway.planned("responses", defaulted(body), caller, headers, counting=True)
+    return await counting.by_first_step(
+        gateway,
+        call.plan,
+        counts_natively,
+        lambda backend: _ask(backend, call.body),
+        lambda: estimate_prompt_tokens("responses", call.body),
+    )
 
 
 async def _ask(backend: OpenAICompatibleBackend, body: dict[str, Any]) -> int | None:
-    """One POST to the backend's count, the body as a turn sends it there (its model, none
-    of the router's own reasoning items); any failure means "estimate instead"."""
-    settings = backend.settings
-    sent = for_native({**body, "model": settings.model}, openai=True)
-    try:
-        status, raw = await backend.post(
-            "/responses/input_tokens", orjson.dumps(sent), {}, _COUNT_TIMEOUT_S
-        )
-        counted = orjson.loads(raw).get("input_tokens") if status == 200 else None
-    except (UpstreamError, orjson.JSONDecodeError, AttributeError) as exc:
-        log.info("input_tokens on %s failed (%s); estimating", settings.name, type(exc).__name__)
-        return None
-    if status != 200:
-        log.info("input_tokens on %s answered %d; estimating", settings.name, status)
-    return counted if isinstance(counted, int) and not isinstance(counted, bool) else None
+    """OpenAI's count of the body as a turn sends it there (its model, none of the router's
+    own reasoning items), only the fields the count takes; no `input` when there is none."""
+    sent = for_native({**body, "model": backend.settings.model}, openai=True)
+    taken = {k: v for k, v in sent.items() if k in COUNTED_FIELDS}
+    if taken.get("input") == []:
+        del taken["input"]
+    return await counting.asked(backend, "/responses/input_tokens", taken, {})

@@ -10,7 +10,13 @@ import httpx
 import pytest
 
 from router.config import parse
-from tests.agent_apis.agent_stack import WEATHER_ASK, WEATHER_TOOLS, anthropic_client, stack
+from tests.agent_apis.agent_stack import (
+    WEATHER_ASK,
+    WEATHER_TOOLS,
+    anthropic_client,
+    stack,
+    stack_config,
+)
 from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator, wait_for
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
@@ -133,6 +139,29 @@ def test_count_tokens_of_a_private_conversation_never_asks_the_cloud(
         counted = httpx.post(url, json=body, headers=private)
     assert public.headers["x-smf-backend"] == "claude"  # the route's first choice
     assert counted.status_code == 200 and counted.headers["x-smf-backend"] == "local"
+
+
+def test_a_local_first_turn_is_never_counted_by_the_cloud(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """The first backend of the plan that spoke Messages natively was asked, a fallback
+    too: a Claude Code turn served by a local chat model had its conversation sent to
+    Anthropic to be counted (found in review). Only the backend that would serve the turn
+    is asked: one that does not count natively means an estimate."""
+    data = stack_config(servers, tmp_path, ["local", "claude"]).model_dump(mode="json")
+    local = next(b for b in data["backends"] if b["name"] == "local")
+    local["apis"] = ["chat"]  # Messages reach it translated
+    body = {"model": "auto", "max_tokens": 50, "messages": ASK}
+    before = dict(servers["claude"].stats()["by_path"])
+    with router(parse(data)) as proxy:
+        counted = httpx.post(f"{proxy.root}/v1/messages/count_tokens", json=body)
+        made = httpx.post(f"{proxy.root}/v1/messages", json=body)
+    assert made.headers["x-smf-backend"] == "local"  # where the turn goes
+    assert counted.status_code == 200 and counted.json()["input_tokens"] > 0
+    assert counted.headers["x-smf-estimated"] == "true"
+    assert "x-smf-backend" not in counted.headers
+    path = "/v1/messages/count_tokens"
+    assert servers["claude"].stats()["by_path"].get(path, 0) == before.get(path, 0)
 
 
 def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(

@@ -2,8 +2,9 @@
 asks it before every Responses request, and the router's 404 failed every one (found live,
 kani 1.10.0 with `api_type="responses"`). The official SDK against a real router over
 simulators: an estimate, the history of a response the router made over chat counted in,
-OpenAI's own count when OpenAI's API is in the plan, refusals as `/v1/responses` refuses,
-nothing recorded."""
+OpenAI's own count when OpenAI's API would serve the turn (and only then: never a
+fallback's), every field optional as OpenAI's, refusals of a wrong kind as `/v1/responses`
+refuses them, nothing recorded."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from typing import Any
 import httpx
 import openai
 import pytest
+from openai.types.responses import input_token_count_params
 
+from classifier.intent import INTENTS
 from router.api import responses_count
 from router.config import parse
 from tests.agent_apis.stored_stack import client, config, seeded
@@ -94,8 +97,8 @@ def test_another_callers_response_is_not_found(over_chat: RunningRouter) -> None
 @pytest.mark.parametrize(
     ("body", "param"),
     [
-        ({"model": "auto"}, "input"),
-        ({"input": ASK}, "model"),
+        ({"model": "auto", "input": 5}, "input"),
+        ({"model": 5, "input": ASK}, "model"),
         ({"model": "auto", "input": ASK, "tools": {"a": 1}}, "tools"),
         ({"model": "auto", "input": ASK, "instructions": 5}, "instructions"),
     ],
@@ -112,6 +115,27 @@ def test_a_bad_body_is_an_openai_400_naming_the_field(
     error = response.json()["error"]
     assert error["type"] == "invalid_request_error" and error["param"] == param
     assert response.headers["x-request-id"]
+
+
+def test_every_field_is_optional_as_on_openais_count(over_chat: RunningRouter) -> None:
+    """openai-python's `InputTokenCountParams` is `total=False`: `{}`, an input without a
+    model and a continuation without an input were each a 400 here."""
+    first = client(over_chat).responses.create(model="auto", input=ASK * 10)
+    url = f"{over_chat.url}/responses/input_tokens"
+    auth = {"authorization": "Bearer key-a"}
+    bodies: list[dict[str, Any]] = [
+        {},
+        {"input": ASK},
+        {"model": None, "input": None},
+        {"model": "auto", "previous_response_id": first.id},
+        {"model": "auto", "previous_response_id": "resp_x"},  # a backend's, if any: as sent
+    ]
+    counted = [httpx.post(url, json=body, headers=auth) for body in bodies]
+    assert [r.status_code for r in counted] == [200] * len(bodies), [r.text for r in counted]
+    tokens = [r.json()["input_tokens"] for r in counted]
+    assert tokens[1] > tokens[0]  # the input is counted
+    assert tokens[3] > len(ASK * 10) // 8  # the history it continues is counted
+    assert all(r.headers["x-smf-estimated"] == "true" for r in counted)
 
 
 def test_an_unknown_model_and_a_wrong_key_are_refused_as_on_responses(
@@ -165,3 +189,50 @@ def test_an_unserved_responses_path_says_what_of_responses_is_served(
     message = response.json()["error"]["message"]
     assert "POST /v1/responses/input_tokens" in message
     assert "embeddings" not in message
+
+
+def test_a_local_first_turn_is_never_counted_by_the_cloud(
+    servers: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every step of the plan was asked, fallbacks too: a turn served locally had its input
+    sent to OpenAI to be counted (kani counts every turn so; found in review). Only the
+    backend that would serve the turn is asked."""
+    cloud_url = servers["cloud"].url
+    monkeypatch.setattr(responses_count, "openai_hosted", lambda url: url == cloud_url)
+    data = config(servers, tmp_path, ["responses"])
+    data["backends"][1]["apis"] = ["responses"]  # cloud, OpenAI's
+    data["routes"] = {intent: ["local", "cloud"] for intent in INTENTS}  # local first
+    before = {n: by_path(s) for n, s in servers.items()}
+    with router(parse(data)) as proxy:
+        sdk = client(proxy)
+        counted = sdk.responses.input_tokens.with_raw_response.count(model="auto", input=ASK)
+        made = sdk.responses.with_raw_response.create(model="auto", input=ASK)
+    assert made.headers["x-smf-backend"] == "local"  # where the turn goes
+    assert counted.headers["x-smf-estimated"] == "true"
+    assert "x-smf-backend" not in counted.headers
+    path = "/v1/responses/input_tokens"
+    assert by_path(servers["cloud"]).get(path, 0) == before["cloud"].get(path, 0)
+
+
+def test_only_the_fields_openais_count_takes_are_sent_to_it(
+    servers: dict[str, Running], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A create's whole body went to OpenAI's count, which refuses what it does not take
+    (`max_output_tokens`, `store`, ...): each such count fell back to an estimate."""
+    cloud_url = servers["cloud"].url
+    monkeypatch.setattr(responses_count, "openai_hosted", lambda url: url == cloud_url)
+    data = config(servers, tmp_path, ["responses"])
+    data["backends"][1]["apis"] = ["responses"]  # cloud, OpenAI's
+    extra = {"max_output_tokens": 100, "store": False, "metadata": {"a": "b"}, "temperature": 0}
+    with router(parse(data)) as proxy:
+        raw = client(proxy).responses.input_tokens.with_raw_response.count(
+            model="cloud", input=ASK, instructions="Be terse.", extra_body=extra
+        )
+    # the cloud simulator refuses a field OpenAI's count does not take, as OpenAI does
+    assert (raw.headers["x-smf-backend"], raw.headers["x-smf-estimated"]) == ("cloud", "false")
+
+
+def test_the_fields_sent_are_the_sdks() -> None:
+    """A field a newer SDK adds to the count is one to send (and one it drops, not)."""
+    params = input_token_count_params.InputTokenCountParams
+    assert set(params.__annotations__) == responses_count.COUNTED_FIELDS
