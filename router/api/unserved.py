@@ -8,16 +8,21 @@ its key names one, then at most one line every `LOG_INTERVAL_S` per method and p
 saying how many it stands for (`router.log_sparing.Sparing`). Never a body, a key or a
 query string: the path as routed, its first `PATH_CHARS` characters, escaped.
 
-Paths are the client's to choose: a scanner sends thousands. So at most `REMEMBERED` method
-and path pairs get lines of their own; every pair beyond them shares one `Sparing`, and is
-named only when it is the one that passes: memory and log lines stay bounded whatever
-arrives.
+Paths are the client's to choose: a scanner sends thousands, and a client asking for stored
+responses one path each (`/v1/responses/resp_...`) as many. So at most `REMEMBERED` method and
+path pairs are remembered, those seen most recently: a pair new while the table is full takes
+the place of the one seen least recently, and its first line shares one `Sparing` with every
+other such newcomer (named only when it is the one that passes); from then on, while it
+keeps coming, it has lines of its own. Memory and log lines stay bounded whatever arrives,
+and a client misconfigured late in the process's life is still named: the first pairs were
+held for good, and every later one shared a line (found in review).
 """
 
 from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from router.auth import Authenticator
@@ -43,17 +48,25 @@ class Unserved:
         self.interval_s = interval_s
         self.remembered = remembered
         self.clock = clock
-        self.pairs: dict[tuple[str, str], Sparing] = {}
-        self.others = Sparing(interval_s)  # every pair past `remembered`
+        # the pairs seen most recently, the least recent first
+        self.pairs: OrderedDict[tuple[str, str], Sparing] = OrderedDict()
+        self.others = Sparing(interval_s)  # the first line of a pair new while it is full
 
     def seen(self, method: str, path: str, status: int, caller: str | None) -> None:
         """Say, sparingly, that `method path` was answered `status` (404, 405) for `caller`
         (None: no key, or one the router does not hold)."""
-        shown = _shown(path)
-        lines = self.pairs.get((method, shown))
-        if lines is None and len(self.pairs) < self.remembered:
-            lines = self.pairs[(method, shown)] = Sparing(self.interval_s)
-        held = (lines or self.others).passes(self.clock())
+        shown, now = _shown(path), self.clock()
+        pair = (method, shown)
+        lines = self.pairs.get(pair)
+        if lines is not None:
+            self.pairs.move_to_end(pair)
+        elif len(self.pairs) < self.remembered:
+            lines = self.pairs[pair] = Sparing(self.interval_s)
+        else:
+            self.pairs.popitem(last=False)  # the pair seen least recently
+            newcomer = self.pairs[pair] = Sparing(self.interval_s)
+            newcomer.passes(now)  # its own lines from the next interval on
+        held = (lines or self.others).passes(now)
         if held is None:
             return
         log.warning(
@@ -65,7 +78,7 @@ class Unserved:
             shown,
             caller or "unknown",
             held,
-            "" if lines else " for any of the paths past the first " + str(self.remembered),
+            "" if lines else f" for any path new while {self.remembered} others were remembered",
             self.interval_s,
         )
 

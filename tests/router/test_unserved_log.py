@@ -83,11 +83,35 @@ def test_a_flood_of_paths_is_bounded_in_memory_and_in_lines(
         unserved.seen("GET", "/scan/5000", 404, None)
     assert len(unserved.pairs) == 2
     said = lines(caplog)
-    # /scan/0 and /scan/1 on their own, one for all past them, then one of each after 60 s
+    # /scan/0 and /scan/1 on their own, one for all new past them; then /scan/0, remembered
+    # again at 0 s, on its own after 60 s, and one more for the newcomers
     assert len(said) == 5
-    assert "GET /scan/2 " in said[2] and "past the first 2" in said[2]
-    assert "GET /scan/0 " in said[3] and "(1 such lines held back" in said[3]
-    assert "GET /scan/5000 " in said[4] and "(997 such lines held back" in said[4]
+    assert "GET /scan/2 " in said[2] and "new while 2 others were remembered" in said[2]
+    assert "GET /scan/0 " in said[3] and "(0 such lines held back since the last;" in said[3]
+    assert "GET /scan/5000 " in said[4] and "(998 such lines held back" in said[4]
+
+
+def test_a_path_first_sent_after_the_table_filled_gets_lines_of_its_own(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The first `remembered` pairs were held for the process's life: a client misconfigured
+    after them (behind a client asking for stored responses, one path each) only ever shared
+    the newcomers' line, and was named only when its request was the one that passed."""
+    now = [0.0]
+    unserved = Unserved(interval_s=60.0, remembered=3, clock=lambda: now[0])
+    with caplog.at_level(logging.WARNING, logger="smf_router.api"):
+        for index in range(1000):
+            unserved.seen("GET", f"/v1/responses/resp_{index}", 404, None)
+        unserved.seen("POST", "/v1/embeddings", 404, "alice")  # the newcomers' line passed
+        now[0] = 30.0
+        unserved.seen("GET", "/v1/responses/resp_1000", 404, None)
+        now[0] = 61.0
+        unserved.seen("GET", "/v1/responses/resp_1001", 404, None)  # the newcomers' line
+        unserved.seen("POST", "/v1/embeddings", 404, "alice")
+    named = [line for line in lines(caplog) if "/v1/embeddings" in line]
+    assert len(named) == 1
+    assert named[0].startswith("404 for POST /v1/embeddings (caller alice)")
+    assert "new while" not in named[0]  # a line of its own
 
 
 def test_a_long_or_unprintable_path_is_cut_and_escaped(caplog: pytest.LogCaptureFixture) -> None:
