@@ -31,9 +31,11 @@ def with_call_ids(body: dict[str, Any]) -> dict[str, Any]:
     """The chat `body` with the ids of its tool results filled in from the calls before
     them, where they pair by position; `body` itself when nothing is filled."""
     messages = body.get("messages")
-    if not isinstance(messages, list):
+    # nearly every body has none to fill: the walk below is for llama-stack's (it runs on
+    # every attempt at a backend not taken for vLLM)
+    if not isinstance(messages, list) or not any(map(_bare_result, messages)):
         return body
-    out = list(messages)
+    out, changed = list(messages), False
     for start, message in enumerate(messages):
         ids = _call_ids(message)
         if ids is None:
@@ -43,7 +45,8 @@ def with_call_ids(body: dict[str, Any]) -> dict[str, Any]:
             continue
         for index, call_id in zip(results, ids, strict=True):
             out[index] = {**messages[index], "tool_call_id": call_id}
-    return body if out == messages else {**body, "messages": out}
+            changed = True
+    return {**body, "messages": out} if changed else body
 
 
 def _call_ids(message: Any) -> list[str] | None:
@@ -68,6 +71,11 @@ def _results_after(messages: list[Any], start: int) -> list[int]:
             break
         found.append(index)
     return found
+
+
+def _bare_result(message: Any) -> bool:
+    """A tool message without an id: the only kind ever filled in."""
+    return isinstance(message, dict) and message.get("role") == "tool" and not _has_id(message)
 
 
 def _has_id(message: dict[str, Any]) -> bool:
