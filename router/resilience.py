@@ -21,7 +21,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 import httpx
 
@@ -38,7 +38,7 @@ from router.health import FAILURE_KINDS, BreakerPolicy, Health
 from router.policy import soonest
 from router.probe import can_probe, probe
 from router.record import Record
-from router.resilience_status import asked_waits, backend_status
+from router.resilience_status import asked_waits, status
 from router.served_model import ServedModels
 from router.server_identity import same_server
 from router.sticky import StickyTable
@@ -371,13 +371,6 @@ class Resilience:
         """After a reload: every window is read again at the next poll."""
         self._windows_due.clear()
 
-    def status(self) -> dict[str, Any]:
-        return {
-            "backends": {b.name: backend_status(self, b) for b in self.components.config.backends},
-            "sticky_conversations": len(self.table),
-            "probes_sent": self.probes_sent,
-        }
-
 
 def install(components: Components) -> None:
     """Make resilience the gateway's state source; wraps whatever source was there."""
@@ -399,5 +392,5 @@ def install(components: Components) -> None:
     components.gateway.dispatcher.life.generating.append(resilience.generating)
     components.gateway.sinks.append(resilience)
     components.background.append(resilience.run)
-    components.status_sections["resilience"] = resilience.status
+    components.status_sections["resilience"] = lambda: status(resilience)
     components.reload_hooks.append(resilience.reloaded)

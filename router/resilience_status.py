@@ -1,7 +1,8 @@
-"""What `/v1/router/status` shows of one backend's resilience state: its circuit, the waits
-its 429 and 503 asked for, its load (the router's own count and vLLM's polled gauges), its context
-window and served model; and the waits as `smf_router_backend_rate_limited_seconds` and
-`smf_router_backend_overloaded_seconds` read them at each scrape."""
+"""What `/v1/router/status` shows of resilience (`status`), and of each backend's state: its
+circuit, the waits its 429 and 503 asked for, its load (the router's own count and vLLM's
+polled gauges), its context window and served model; and the waits as
+`smf_router_backend_rate_limited_seconds` and `smf_router_backend_overloaded_seconds` read
+them at each scrape."""
 
 from __future__ import annotations
 
@@ -23,6 +24,15 @@ def asked_waits(res: Resilience) -> dict[Wait, dict[tuple[str, str], float]]:
     return {
         kind: {(b.name, b.tier): res.health.limited_for(b.name, kind) or 0.0 for b in backends}
         for kind in get_args(Wait)
+    }
+
+
+def status(res: Resilience) -> dict[str, Any]:
+    """The `resilience` section of `/v1/router/status`."""
+    return {
+        "backends": {b.name: backend_status(res, b) for b in res.components.config.backends},
+        "sticky_conversations": len(res.table),
+        "probes_sent": res.probes_sent,
     }
 
 
