@@ -18,8 +18,9 @@ framework's reader knows its texts and reads only its own requests:
 - smolagents: each kind of request read by the run's task (a managed agent's inside its
   template), its own user messages after it passed over, a ToolCallingAgent's tools listed in
   its system prompt offered (txtai's Agent sends no `tools`) (`classifier.smolagents`);
-- DSPy: a call's inputs but a ReAct run's trajectory, its demos passed over; a DSPy 2.x
-  call (dsp's template, STORM's) by its task and its inputs (`classifier.dspy`);
+- DSPy: a call's inputs but a ReAct run's trajectory, its demos passed over
+  (`classifier.dspy`); a DSPy 2.x call (dsp's template, STORM's) by its task and its inputs
+  (`classifier.dsp_template`);
 - Agno: an ask without the blocks it appends, its session summary's ask passed over
   (`classifier.agno`);
 - Mastra: a guard processor's request read by the text it checks (`classifier.mastra`);

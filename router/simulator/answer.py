@@ -32,7 +32,7 @@ import random
 import re
 from typing import Any
 
-from classifier.dspy import legacy_outputs
+from classifier.dsp_template import legacy_outputs
 from router.simulator import dataprompt
 from router.simulator.arithmetic import math_answer, sum_written
 from router.simulator.commit_messages import asks_commit_message, commit_message

@@ -1,5 +1,5 @@
 """DSPy 2.x's requests (STORM's), on the classifier's view and the conversation key alone
-(`classifier.dspy.legacy_ask`): a call is read by its task and its inputs, not by dsp's
+(`classifier.dsp_template.legacy_ask`): a call is read by its task and its inputs, not by dsp's
 template around them. The bodies are dspy_ai 2.4.9's own renderings of STORM 1.1.1's
 signatures (`tests/fixtures/storm-1.1.1.md`).
 """
@@ -9,7 +9,7 @@ from __future__ import annotations
 import pytest
 
 from classifier import classify
-from classifier.dspy import GUIDELINES, LEGACY_PARTS, RATIONALE, legacy_ask
+from classifier.dsp_template import GUIDELINES, LEGACY_PARTS, RATIONALE, legacy_ask
 from classifier.request import view
 from router.conversation import KEY_CHARS, conversation_key
 from tests.recorded import FIXTURES, loader
