@@ -21,7 +21,9 @@ where it would get text or any JSON object (`prompted`); so does an example obje
 between markers (MetaGPT's `[CONTENT]`), between the same markers, and a list of strings
 asked for in a form shown (gpt-researcher's sub-queries), as many strings as shown. A DSPy
 2.x call (dsp's template) gets its answer laid out in the fields it asks for
-(`dsp_fields`). Same prompt and seed, same answer.
+(`dsp_fields`). A question for Yes or No gets one word (`yes_no`: NeMo Guardrails'
+self-check rails), NeMo's prompt for the user's intent one of the intents it shows
+(`colang_intents`). Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from typing import Any
 from classifier.dsp_template import legacy_outputs
 from router.simulator import dataprompt
 from router.simulator.arithmetic import math_answer, sum_written
+from router.simulator.colang_intents import user_intent
 from router.simulator.commit_messages import asks_commit_message, commit_message
 from router.simulator.described import alternatives_in
 from router.simulator.dsp_fields import laid_out
@@ -42,6 +45,7 @@ from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
+from router.simulator.yes_no import yes_or_no
 
 _CODE = re.compile(
     r"```|\bdef\b|\bclass\b|\bfunction\b|\bpython\b|\bcode\b|\bbug\b|\bimplement|\bscript\b"
@@ -102,7 +106,14 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
 
 def _answer_text(prompt: Prompt, rng: random.Random, index: int) -> str:
     """The text `compose` answers where no tool, schema or tool's result shapes it: a
-    commit message, a SQL query, code, a sum or prose, by the ask."""
+    yes or a no, an intent, a commit message, a SQL query, code, a sum or prose, by the ask.
+    A question for Yes or No and NeMo Guardrails' intent prompt are read first, in the text
+    as sent: their policy's and examples' words ("code") are no ask (`yes_no`,
+    `colang_intents`)."""
+    if (word := yes_or_no(prompt.user)) is not None:
+        return word
+    if (intent := user_intent(prompt.user)) is not None:
+        return intent
     if asks_commit_message(prompt):  # before the diff is read as code or a sum
         return commit_message(prompt, index)
     read = ends(prompt.ask)
