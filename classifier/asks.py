@@ -147,7 +147,9 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
     agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
     dump and nudges never are), pi's summarization request's the conversation's inside
-    (`classifier.pi.summarized_asks`). `system`: the system prompt of `messages`
+    (`classifier.pi.summarized_asks`), a NeMo Guardrails dialog prompt's the session's
+    after its sample conversation (`classifier.frameworks.dialog_asks`). `system`: the
+    system prompt of `messages`
     (`classifier.message.read_system`), read once for the request and handed to each reader
     that tells its requests by it; `framed`: the frameworks whose texts are passed over in
     their own requests only, read from the body (`classifier.frameworks.framed`:
@@ -188,6 +190,8 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
         first, latest = handed.first, handed.latest if latest is None else latest
+    if (dialog := frameworks.dialog_asks(messages)) is not None:
+        first, latest = dialog.first, dialog.latest
     return Asks(first, latest, bool(after_tool), harness or passed_over, aiders, greeting)
 
 
@@ -197,6 +201,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     past opencommit's example pair (`classifier.commit_message.examples_end`),
     or the first of a history a framework hands an agent (`classifier.frameworks.handed_asks`),
     or the chat's first ask in an Open WebUI task's history (`classifier.open_webui.task_asks`),
+    or the session's first after a NeMo Guardrails dialog prompt's sample conversation
+    (`classifier.frameworks.dialog_asks`),
     or a browser-use run's first request (`classifier.browser_use.run_asks`), or pi's
     summarization request's conversation's (`classifier.pi`), or the first system message of
     a request of system messages alone (`classifier.system_ask.system_asks`), or None: the
@@ -209,6 +215,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
         return alone.first
     if (task := open_webui.task_asks(messages)) is not None:
         return task.first
+    if (dialog := frameworks.dialog_asks(messages)) is not None:
+        return dialog.first
     system = read_system(messages) if system is None else system
     if (run := browser_use.run_asks(messages, system)) is not None:
         return run.first

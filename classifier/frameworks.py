@@ -80,6 +80,8 @@ read as its text (`classifier.mcp_agent`).
 And paper-qa's evidence summaries and answer, a research app's: each read by the question it
 quotes, not by the excerpt or the context around it, its retry of a summary passed over
 (`classifier.paper_qa`).
+And NeMo Guardrails' dialog-rail prompts: the session's asks after its sample conversation,
+each call of a user's turn read and keyed by them (`dialog_asks`, `classifier.nemo_guardrails`).
 
 No framework is a coding agent: what they pass over does not make a request an agent's
 session (`classifier.rules.agent_session`).
@@ -111,6 +113,7 @@ from classifier import (
     marvin,
     mastra,
     mcp_agent,
+    nemo_guardrails,
     openai_agents,
     paper_qa,
     praisonai,
@@ -123,7 +126,7 @@ from classifier import (
     terminal_assistant,
     vanna,
 )
-from classifier.message import System
+from classifier.message import AskPair, System
 
 
 class Framed(NamedTuple):
@@ -175,6 +178,7 @@ _TASK_READERS: tuple[Callable[[object, Sequence[Any], System], object], ...] = (
     lambda m, ms, s: beeai.task_ask(m, s),
     lambda m, ms, s: mcp_agent.fan_in_ask(m),
     paper_qa.question_ask,
+    lambda m, ms, s: nemo_guardrails.task_ask(m, ms),
 )
 
 
@@ -209,6 +213,13 @@ def offered_tools(body: Mapping[str, Any], system: System) -> list[dict[str, Any
         or smolagents.text_tools(system)
         or beeai.format_tools(body, system)
     )
+
+
+def dialog_asks(messages: Sequence[Any]) -> AskPair | None:
+    """The first and the latest ask of the session a framework's dialog prompt holds after a
+    fixed sample conversation of its own (NeMo Guardrails' Colang 1.0 intent, next-steps and
+    bot-message prompts, `classifier.nemo_guardrails`); None for any other request."""
+    return nemo_guardrails.dialog_asks(messages)
 
 
 def handed_asks(messages: Sequence[Any]) -> openai_agents.Handed | None:

@@ -168,6 +168,21 @@ FRAMEWORKS_NOTE = """\
    writing) and the answer was instruction 0.53-0.83 for every question; its retry of a
    summary it could not parse ("In a prior attempt, we failed with this failure message:")
    is passed over, and one question's summaries key as one conversation.
+   Of NeMo Guardrails' Colang 1.0 dialog-rail prompts (`classifier/nemo_guardrails.py`,
+   0.24.1: `generate_user_intent`, `generate_next_steps`, `generate_bot_message`), the
+   session's asks after its sample conversation are read: in a text prompt (one user message,
+   the instructions in triple quotes, "# This is how a conversation between a user and the
+   bot can go:" and the sample, then "# This is the current conversation between the user and
+   the bot:"), past its "# Choose intent from this list:" line and the sample's first two
+   turns repeated as the sample opens, the first `User message: "..."` line as the first ask
+   and the last as the latest (a next-steps prompt, which holds no user message, by its
+   `User intent:` lines); in a chat prompt, the user messages after the system message "This
+   is the current conversation between the user and the bot:" and the sample's two turns
+   repeated. Read as written, the fixed head (longer than the key's 2,048 characters, or the
+   sample's "Hello there!" as the first user message) made every user's calls one
+   conversation, one user's pin serving everyone, and a math ask's bot message writing; each
+   user's session is now its own conversation, read by its asks. A sample of fewer than
+   three turns, the compact chat prompt and custom prompts are read as written.
    Of Open WebUI's background tasks (`classifier/open_webui.py`: its default templates, one
    user message after system messages alone, "### Task:" and a task's sentence, the chat in
    `<chat_history>` as "USER: ..." and "ASSISTANT: ..." lines), the chat's own asks are
