@@ -6,7 +6,7 @@ No)?\\nAnswer:"; the simulator answered a Python block, in which NeMo found neit
 nor "no", and blocked every message. Its `generate_user_intent` prompt ends with the user's
 message for the model to continue its examples' pattern with the intent; the simulator
 answered prose, so no dialog flow ever matched (a live review of demo mode). The bodies are
-the ones NeMo sent (`tests/fixtures/nemo-guardrails-0.24.1.md`), through the official SDK.
+the ones NeMo sent (`tests/fixtures/nemoguardrails-0.24.1.md`), through the official SDK.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import pytest
 from router.simulator import SimThread
 
 MODEL = "tiny"
-FIXTURES = Path(__file__).parents[1] / "fixtures" / "nemo-guardrails-0.24.1"
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "nemoguardrails-0.24.1"
 
 
 def captured(name: str) -> dict[str, Any]:
