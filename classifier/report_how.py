@@ -102,10 +102,13 @@ _BEFORE_FRAMEWORKS = """\
    package.json; not .md, .txt, .csv or .json, nor a version, a domain or "e.g.") is coding
    at 0.9 however sure the model is of other work: the agent will read or edit the file
    ("add a main guard to haiku.py" was prose 0.989 in Kimi CLI's session, by "haiku").
-   Outside an agent's session such an ask is coding at 0.9 too when the request offers
-   tools (rule `tools_offered`): an agent with a shell alone is none of the known ones, and
-   in open-codex, one `shell` offered, "Explain what calc.py does." was reasoning 0.89. With
-   no tools offered a file name decides nothing. A tool result
+   Outside an agent's session such an ask is coding at 0.9 too when the request offers a
+   tool that can read files or run commands (rule `tools_offered`: a shell or file tool by
+   its name, `shell`, `read_file`, or its parameters, `command`, `path`): an agent with a
+   shell alone is none of the known ones, and in open-codex, one `shell` offered, "Explain
+   what calc.py does." was reasoning 0.89. With no tools offered, or a chat app's web search
+   or fetch alone, a file name decides nothing, and a link written without its scheme
+   ("bbc.co.uk/news/x.html") names no file. A tool result
    alone is no agent's session: any app that calls tools ends a turn with one. Nor is a
    general-purpose harness's (`GENERAL_HARNESS_TOOLS`: LangChain's deepagents, recognised by
    `ls`, `read_file`, `write_file`, `edit_file`, `glob` and `grep` offered together), used

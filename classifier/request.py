@@ -74,6 +74,7 @@ from classifier import (
 )
 from classifier.ask_text import content_text, read_ask, read_in_part
 from classifier.asks import SCAN_ROLES, Asks, user_messages
+from classifier.file_tools import reaches_files
 from classifier.fixed import (
     AGENT_CHOICE_READING,
     BROWSER_COMPACTION_READING,
@@ -135,6 +136,10 @@ class RequestView(NamedTuple):
     # for its tools, unless clearly other work (`classifier.rules.session_intent`). No coding
     # agent's: nothing of it is left out of what is read.
     tool_agent: bool = False
+    # A tool offered that can read files or run commands, a shell or a file tool
+    # (`classifier.file_tools`): an ask that names a source file is for it
+    # (`classifier.rules.offered_file_intent`), not for a chat app's web search.
+    file_tools: bool = False
     # A Letta agent's request forcing a call of its reply tool (`classifier.letta.replies_by_tool`),
     # or a Marvin task's of its end-turn tool (`classifier.marvin.replies_by_tool`): the forcing
     # is how it answers, no tool request (`classifier.rules.rule_intent`).
@@ -215,19 +220,21 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     tools = beeai.own_tools(system, marvin.own_tools(system, tools))  # no tools of the task's
     names, harness_tools = tool_names(tools, bool(tools) and agent_identified(system))
     fixed = _fixed(messages, system)
+    offered = bool(tools) and tool_choice != "none"
     return RequestView(
         latest=latest,
         first=first,
         system=frameworks.system_words(str(system_text))[:SYSTEM_CHARS],
         tool_names=names,
-        has_tools=bool(tools) and tool_choice != "none",
+        has_tools=offered,
         tool_forced=tool_forced,
         tools_disabled=tool_choice == "none",
         after_tool_result=asks.after_tool,
         agent_tools=harness_tools,
         harness_cut=asks.harness or latest_cut or first_cut or harness_tools,
         fixed=fixed,
-        tool_agent=bool(tools) and tool_choice != "none" and vanna.agent_session(system, tools),
+        tool_agent=offered and vanna.agent_session(system, tools),
+        file_tools=offered and reaches_files(tools),
         reply_channel=reply_channel,
         recipients=agency_swarm.recipients(tools),
         greeted=asks.greeted,

@@ -34,8 +34,9 @@ compared, and their built-in tools
 (`classifier.harness_tools.HARNESS_TOOLS`) cannot be named. Those tools, or an agent's text in
 a user turn, say the request comes from a coding agent's session (`session_intent`), where an
 ask that names a source file ("add a main guard to haiku.py") is coding whatever the model
-reads (`named_source_file`), and so is one with any tools offered outside such a session, an
-agent with a shell alone ("Explain what calc.py does.": `offered_file_intent`). Vanna's
+reads (`named_source_file`), and so is one outside such a session with a tool offered that
+can read files or run commands, an agent with a shell alone ("Explain what calc.py does.":
+`offered_file_intent`). Vanna's
 Agent's session is its tools' work alike: its asks are tool_calling unless the model clearly
 reads other work (`session_intent`).
 """
@@ -77,7 +78,7 @@ ASKED_CONFIDENCE = 0.9
 # the latest ask alone, without the first ask weighted in
 Reading = Callable[[RequestView], list[float]]
 TOOL_AGENT = "tool_agent: Vanna's Agent with its tools offered"
-OFFERED_FILE = "tools_offered: tools offered, and the ask names a source file"
+OFFERED_FILE = "tools_offered: a shell or file tool offered, and the ask names a source file"
 TOOLS_PRIOR = 2.0  # odds multiplier for tool_calling when tools are offered but not asked for
 # In a coding agent's session, the model's probability of work other than coding
 # (`_OTHER_WORK`) that an ask must reach to be that work: the odds of 19 to 1 for coding
@@ -232,9 +233,9 @@ def session_intent(
     first intent alone: an ask read as 0.5 writing and 0.45 reasoning is clearly not coding.
     But "add a main guard to haiku.py" was prose 0.989 in Kimi CLI's session, by "haiku"
     (found in a live review): an ask that names a source file is for the agent to read or
-    edit it, coding at `FILE_CONFIDENCE`. Outside an agent's session only with tools offered
-    (`offered_file_intent`): in a chat app, "write a haiku about my script deploy.sh" is the
-    prose the model reads.
+    edit it, coding at `FILE_CONFIDENCE`. Outside an agent's session only with a shell or a
+    file tool offered (`offered_file_intent`): in a chat app, with no tools or its web
+    search alone, "write a haiku about my script deploy.sh" is the prose the model reads.
 
     The confidence of the floor's rule is the model's probability of coding work (coding,
     tool_calling, instruction) with the odds the floor stands for applied, `AGENT_FLOOR /
@@ -292,20 +293,31 @@ def session_intent(
 
 
 def offered_file_intent(v: RequestView, p: list[float]) -> tuple[Intent, str] | None:
-    """Coding at `FILE_CONFIDENCE`, and the rule that decided it, when `v` offers tools
+    """Coding at `FILE_CONFIDENCE`, and the rule that decided it, when `v` offers a tool that
+    can read files or run commands (`RequestView.file_tools`, `classifier.file_tools`)
     outside a coding agent's session (`agent_session`: none of its built-in tools or text)
     and its latest ask names a source file (`classifier.source_files`) that the model's
     probabilities `p` read as other work than coding; None otherwise.
 
     An agent with a shell alone is no known agent's session: in open-codex (one `shell`
     tool), "Explain what calc.py does." was reasoning 0.89 by "explain" and "does", and
-    went to the cloud (found in a live review). An ask that names a source file, with tools
-    to read it offered, is for the app to read or edit that file. Tools offered are the
-    line: in a chat app with none, "write a haiku about my script deploy.sh" stays the
-    prose the model reads. A reading of coding work (coding, tool_calling, instruction)
-    stands, as in an agent's session ("run the tests in calc.py" is a call of the shell);
-    an ask for an offered tool by name was decided before (`rule_intent`)."""
-    if not v.has_tools or _reads_coding_work(p):
+    went to the cloud (found in a live review). An ask that names a source file, with a tool
+    offered that can open it, is for the app to read or edit that file. Any tool is not the
+    line: a chat app's `web_search` or `fetch_url` opens no file, and with one offered "write
+    a haiku about my script deploy.sh", "What is docs.rs?" and a link written without its
+    scheme ("paulgraham.com/greatwork.html", no file either: `classifier.source_files`) were
+    coding 0.90 (found in review); they stay the model's, as with no tools at all.
+
+    With a shell offered the rule decides whatever other work the model reads, creative
+    work too, as in an agent's session (`session_intent`): "write a haiku about my script
+    deploy.sh" is coding there. The model's confidence cannot say which asks are the app's
+    work: "add a main guard to haiku.py", an edit of the file, is prose 0.96 by "haiku",
+    the haiku prose 0.99 (2026-12-07). A haiku sent to the coding model is a small loss;
+    an edit sent to the cloud without its file is a wrong answer. A reading of coding work
+    (coding, tool_calling, instruction) stands, as in an agent's session ("run the tests in
+    calc.py" is a call of the shell); an ask for an offered tool by name was decided before
+    (`rule_intent`)."""
+    if not v.file_tools or _reads_coding_work(p):
         return None
     name = named_source_file(v.latest)
     if name is None:

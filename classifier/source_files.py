@@ -5,10 +5,11 @@ named in full ("Makefile", "package.json").
 In a coding agent's session such an ask is coding whatever the model reads
 (`classifier.rules.session_intent`): the agent will read or edit that file. "add a main
 guard to haiku.py" in Kimi CLI's session was prose 0.989, by "haiku", and went to the cloud
-(found in a live review). Outside one, so is an ask with tools offered to read it
-(`classifier.rules.offered_file_intent`): "Explain what calc.py does." in open-codex, a
-`shell` its one tool, was reasoning 0.89. With no tools a file name decides nothing: "write
-a haiku about my script deploy.sh" in a chat app is prose.
+(found in a live review). Outside one, so is an ask with a shell or a file tool offered
+(`classifier.rules.offered_file_intent`, `classifier.file_tools`): "Explain what calc.py
+does." in open-codex, a `shell` its one tool, was reasoning 0.89. With no tools, or a chat
+app's web search alone, a file name decides nothing: "write a haiku about my script
+deploy.sh" in a chat app is prose.
 
 Which extensions: the languages' (`_SOURCE`), with web pages and styles, and configuration
 read by programs (.yaml, .yml, .toml, .ini, .cfg): CI workflows, compose files, pyproject,
@@ -21,20 +22,24 @@ more often than a file.
 
 What is no file name: a version ("python 3.11": no extension is digits), a domain
 ("example.com": .com is none; "www.gob.py", "mec.gov.py" are cut by their shape), a URL or
-an address (a name never follows ":" or "@"), an abbreviation ("e.g.", "i.e."; "300 b.c."
-has a stem of one letter, which a file name needs a directory before), a sentence's end
-before a word ("python. py is short": a name has no space), a JavaScript library's name
-("Node.js", "Vue.js", but "next.config.js" is a file), an all-digit stem ("10.sh"). A domain
-whose country code is an extension ("docs.rs", "bun.sh") is taken for a file: an agent's ask
-that names one is about code anyway. The names are ASCII, found among any script's words:
+an address (a name never follows ":" or "@"), a web address written without its scheme, a
+dotted host before the first "/" ("bbc.co.uk/news/world-europe-123.html",
+"en.wikipedia.org/wiki/index.php": with a chat app's web tools they were coding, found in
+review; "./src/app.py" and "config.d/app.yaml" are paths still), an abbreviation ("e.g.",
+"i.e."; "300 b.c." has a stem of one letter, which a file name needs a directory before), a
+sentence's end before a word ("python. py is short": a name has no space), a JavaScript
+library's name ("Node.js", "Vue.js", but "next.config.js" is a file), an all-digit stem
+("10.sh"). A domain whose country code is an extension ("docs.rs", "bun.sh") is taken for a
+file: an ask that names one in an agent's session, or with a shell or file tool offered, is
+about code anyway. The names are ASCII, found among any script's words:
 "给haiku.py加一个main guard" names haiku.py.
 
-Bounded: read only when the rule needs it (an agent's session, the model reading other
-work), over the already-clipped ask (`classifier.clip`). Each search skips in C to a
-literal ("." or "file"), a name is read back from there by `str.rstrip` (at most
-`_LONGEST` characters), and at most `_MOST` names are read: 4 to 8 µs over an ask of
-2,000 characters, about 0.05 ms over 2,000 of "a.a.a." or "10.sh 10.sh" (2026-12-06,
-best of 7 on the shared 2-core build machine).
+Bounded: read only when a rule needs it (an agent's session, or a shell or file tool offered
+outside one; the model reading other work), over the already-clipped ask
+(`classifier.clip`). Each search skips in C to a literal ("." or "file"), a name is read
+back from there by `str.rstrip` (at most `_LONGEST` characters), and at most `_MOST` names
+are read: 4 to 8 µs over an ask of 2,000 characters, about 0.05 ms over 2,000 of "a.a.a." or
+"10.sh 10.sh" (2026-12-06, best of 7 on the shared 2-core build machine).
 """
 
 from __future__ import annotations
@@ -69,11 +74,13 @@ _END = r"(?![A-Za-z0-9_/\\-]|\.[A-Za-z0-9_])"  # "haiku.py." ends a sentence, "x
 _EXT_AT = re.compile(rf"\.([a-z][a-z0-9]{{0,9}}+){_END}")  # possessive: no retreat
 _FILE_AT = re.compile(rf"file{_END}")
 _STEM = r"[A-Za-z0-9_-]"
-# A whole name ending in an extension: not a web address ("www.", a domain's country code
-# as in "mec.gov.py"), nor a JavaScript library's name, and a stem of two characters or
-# one after a directory ("b.c" is no file, "src/a.c" one), not digits alone ("10.sh")
+# A whole name ending in an extension: not a web address ("www.", a dotted host before the
+# first "/" as in "bbc.co.uk/x.html", a domain's country code as in "mec.gov.py"), nor a
+# JavaScript library's name, and a stem of two characters or one after a directory ("b.c"
+# is no file, "src/a.c" one), not digits alone ("10.sh")
 _FILE = re.compile(
     rf"(?!(?i:www\.|(?:{_LIBRARIES.replace(' ', '|')})\.js$))"
+    r"(?!(?:[A-Za-z0-9-]+\.)+[A-Za-z]{2,}/)"
     rf"(?!(?:.*[/\\])?[0-9.]*\.[a-z0-9]+$)"
     rf"(?:.*[/\\]{_STEM}|.*{_STEM}{{2}})(?<!\.com|\.org|\.net|\.edu|\.gov)(?<!\.co)\.[a-z0-9]+"
 )

@@ -5,7 +5,10 @@ Found live: open-codex offers one tool, `shell`, which names no coding agent
 (`classifier.harness_tools.PLAIN_NAMES`), so its requests were no agent's session and the
 model read them alone: "Explain what calc.py does." was reasoning 0.89 (by "explain" and
 "does"; the file name was only the word "py") and went to the cloud. With no tools offered
-the same words are a chat app's question, and the model's reading stands.
+the same words are a chat app's question, and the model's reading stands. So they are with a
+chat app's web tools offered, which open no file (found in review: with `web_search` or
+`fetch_url`, "write a haiku about my script deploy.sh" and a link written without its scheme,
+"paulgraham.com/greatwork.html", were coding 0.90).
 """
 
 from __future__ import annotations
@@ -16,25 +19,26 @@ import pytest
 
 from classifier import classify, explain
 from classifier.request import view
+from tests.agent_shapes.open_codex import SHELL
 
-# A coding agent's one tool, as open-codex offers it (a command's argv, a working directory)
-SHELL = {
+SYSTEM = "You are a terminal-based coding assistant. Be precise, safe, and helpful."
+# A chat app's web tools: neither opens a file
+WEB_SEARCH = {
     "type": "function",
     "function": {
-        "name": "shell",
-        "description": "Runs a shell command, and returns its output.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "command": {"type": "array", "items": {"type": "string"}},
-                "workdir": {"type": "string"},
-                "timeout": {"type": "number"},
-            },
-            "required": ["command"],
-        },
+        "name": "web_search",
+        "description": "Search the web for current information.",
+        "parameters": {"type": "object", "properties": {"query": {"type": "string"}}},
     },
 }
-SYSTEM = "You are a terminal-based coding assistant. Be precise, safe, and helpful."
+FETCH_URL = {
+    "type": "function",
+    "function": {
+        "name": "fetch_url",
+        "description": "Fetch a web page.",
+        "parameters": {"type": "object", "properties": {"url": {"type": "string"}}},
+    },
+}
 # Asks the model reads as other work than coding (reasoning 0.89 to 0.97, writing 0.80),
 # each naming a source file
 FILE_ASKS = {
@@ -44,8 +48,8 @@ FILE_ASKS = {
 }
 
 
-def asked(ask: str, **extra: Any) -> dict[str, Any]:
-    messages = [{"role": "system", "content": SYSTEM}, {"role": "user", "content": ask}]
+def asked(ask: str, system: str = SYSTEM, **extra: Any) -> dict[str, Any]:
+    messages = [{"role": "system", "content": system}, {"role": "user", "content": ask}]
     return {"model": "auto", "messages": messages, **extra}
 
 
@@ -56,7 +60,8 @@ def test_an_ask_naming_a_source_file_with_a_shell_offered_is_coding(ask: str) ->
     intent, shown = classify(body), explain(body)
     assert (intent.label, intent.source, intent.confidence) == ("coding", "rule", 0.9), shown
     assert shown["rule"] == (
-        f"tools_offered: tools offered, and the ask names a source file: {FILE_ASKS[ask]}"
+        f"tools_offered: a shell or file tool offered, and the ask names a source file: "
+        f"{FILE_ASKS[ask]}"
     )
     assert shown["model_intent"] in ("reasoning", "writing")
 
@@ -103,3 +108,84 @@ def test_an_ask_for_the_offered_tool_by_name_is_still_a_tool_call() -> None:
     intent = classify(body)
     assert (intent.label, intent.source) == ("tool_calling", "rule")
     assert explain(body)["rule"].endswith("asks for an offered tool by its name: shell")
+
+
+def tool(name: str, *parameters: str) -> dict[str, Any]:
+    properties = {parameter: {"type": "string"} for parameter in parameters}
+    return {
+        "type": "function",
+        "function": {"name": name, "parameters": {"properties": properties}},
+    }
+
+
+@pytest.mark.parametrize(
+    "offered",
+    [
+        tool("read_file", "path"),  # the MCP filesystem server's
+        tool("ReadFile", "path"),  # PascalCase
+        tool("list_directory"),  # by its name alone
+        tool("run_terminal_cmd"),
+        tool("workspace", "file_path"),  # by a parameter alone
+        tool("sandbox", "argv"),
+        tool("str_replace_editor", "command", "path"),
+    ],
+)
+def test_any_file_or_shell_tool_counts(offered: dict[str, Any]) -> None:
+    body = asked("Explain what calc.py does.", tools=[WEB_SEARCH, offered])
+    assert view(body).file_tools
+    intent = classify(body)
+    assert (intent.label, intent.source) == ("coding", "rule")
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "Summarize the article at bbc.co.uk/news/world-europe-123.html",
+        "Summarise this page for me: en.wikipedia.org/wiki/index.php",
+        "Write a short review of the essay at paulgraham.com/greatwork.html",
+    ],
+)
+@pytest.mark.parametrize(
+    "offered", [WEB_SEARCH, FETCH_URL, SHELL], ids=["search", "fetch", "shell"]
+)
+def test_a_link_without_its_scheme_is_no_source_file(ask: str, offered: dict[str, Any]) -> None:
+    """A dotted host before the first "/" is a web address: with any tool offered, a shell
+    too, the ask is the model's (writing)."""
+    body = asked(ask, system="You are a helpful assistant.", tools=[offered])
+    intent, shown = classify(body), explain(body)
+    assert (intent.label, intent.source, shown["rule"]) == ("writing", "model", None)
+
+
+@pytest.mark.parametrize(
+    "ask",
+    [
+        "write a haiku about my script deploy.sh",
+        "Write a poem about config.yaml",
+        "Is Paste.rs down?",
+        "What is docs.rs?",
+        "Write a blog post comparing Leaflet.js and Mapbox",
+        "Is Solid.js more popular than Svelte?",
+        *FILE_ASKS,
+    ],
+)
+@pytest.mark.parametrize("offered", [WEB_SEARCH, FETCH_URL], ids=["search", "fetch"])
+def test_with_web_tools_alone_a_file_name_decides_nothing(
+    ask: str, offered: dict[str, Any]
+) -> None:
+    """A chat app's web search or fetch opens no file: the model's reading stands, as with
+    no tools offered."""
+    body = asked(ask, system="You are a helpful assistant.", tools=[offered])
+    assert not view(body).file_tools
+    intent, shown = classify(body), explain(body)
+    assert (intent.source, shown["rule"]) == ("model", None)
+    assert intent.label == shown["model_intent"] != "coding"
+
+
+def test_with_a_shell_offered_creative_work_about_a_file_is_coding_too() -> None:
+    """The rule decides whatever other work the model reads, as in an agent's session: the
+    model's confidence cannot tell the haiku (prose 0.99) from an edit of haiku.py (prose
+    0.96, by "haiku"), which must reach the file (`rules.offered_file_intent`)."""
+    for ask in ("write a haiku about my script deploy.sh", "add a main guard to haiku.py"):
+        body = asked(ask, tools=[SHELL])
+        intent, shown = classify(body), explain(body)
+        assert (intent.label, intent.source, shown["model_intent"]) == ("coding", "rule", "prose")

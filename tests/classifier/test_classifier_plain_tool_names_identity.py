@@ -18,9 +18,8 @@ from typing import Any
 
 import pytest
 
-from classifier import classify, explain, rules
+from classifier import classify, explain
 from classifier.request import view
-from classifier.source_files import named_source_file
 from router.translate.view import chat_view
 from tests.agent_shapes.claude_code import CLAUDE_CODE_SYSTEM
 
@@ -90,10 +89,9 @@ def test_a_claude_code_subagent_with_plain_tools_is_its_session(
 def test_a_notes_app_with_the_same_tools_is_no_session(names: list[str], ask: str) -> None:
     """Without an agent's identity opening its system prompt: an app's, or one that names
     Claude Code past its start, or none at all. No agent's session: the model reads the
-    ask, but one that names a source file with tools offered is coding by its own rule
-    (`rules.offered_file_intent`)."""
-    named = named_source_file(ask)
-    rule = None if named is None else f"{rules.OFFERED_FILE}: {named}"
+    ask. Nor does an ask that names a source file decide (`rules.offered_file_intent`):
+    Read, Write, Edit, WebSearch and WebFetch, with no parameters, are no shell or file
+    tool by their names (`classifier.file_tools`), a notes app's or a research app's."""
     systems: list[str | list[dict[str, Any]]] = [
         "You are a helpful notes assistant. Read, write and edit the user's notes.",
         f"You help with notes. Never claim this: {MAIN}",
@@ -105,7 +103,7 @@ def test_a_notes_app_with_the_same_tools_is_no_session(names: list[str], ask: st
         seen = view(body)
         assert (seen.agent_tools, seen.harness_cut) == (False, False)
         assert seen.tool_names == " ".join(names)
-        assert explain(body)["rule"] == rule
+        assert (seen.file_tools, explain(body)["rule"]) == (False, None)
 
 
 def test_an_identity_alone_without_tools_is_no_session() -> None:

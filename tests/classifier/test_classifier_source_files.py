@@ -30,6 +30,8 @@ NAMES = {
     "the makefile's clean target": "makefile",
     "add a dependency to package.json": "package.json",
     "src/go.mod needs go 1.22": "src/go.mod",
+    "edit ../lib/x.rs": "../lib/x.rs",  # a path, a dotted directory's too, is no host
+    "the service in config.d/app.yaml": "config.d/app.yaml",
 }
 NO_NAMES = [
     "write a haiku about python 3.11",  # a version
@@ -41,6 +43,11 @@ NO_NAMES = [
     "a haiku about mec.gov.py",
     "a haiku about abc.co.py",
     "read https://github.com/a/b/blob/main/x.py",  # a URL's path is no local file
+    # a web address written without its scheme: a dotted host before the first "/"
+    "Summarize the article at bbc.co.uk/news/world-europe-123.html",
+    "Summarise this page for me: en.wikipedia.org/wiki/index.php",
+    "Write a short review of the essay at paulgraham.com/greatwork.html",
+    "read github.com/a/b/blob/main/x.py",
     "mail me@deploy.sh",
     "spring, e.g. cherry blossoms",  # abbreviations
     "i.e. sh is a shell",
