@@ -16,27 +16,10 @@ from typing import Any
 import pytest
 
 from router.simulator import SimThread
+from tests.agent_shapes.open_codex import SHELL
 from tests.simulator.calls import client, only_call, string_tool
 
 MODEL = "tiny"
-# open-codex's `shell` tool as it offers it (`agent-loop.ts`)
-SHELL = {
-    "type": "function",
-    "function": {
-        "name": "shell",
-        "description": "Runs a shell command, and returns its output.",
-        "parameters": {
-            "type": "object",
-            "properties": {
-                "command": {"type": "array", "items": {"type": "string"}},
-                "workdir": {"type": "string", "description": "The working directory."},
-                "timeout": {"type": "number", "description": "The maximum time to wait."},
-            },
-            "required": ["command"],
-            "additionalProperties": False,
-        },
-    },
-}
 
 
 def called(sim: SimThread, tool: dict[str, Any]) -> dict[str, Any]:
