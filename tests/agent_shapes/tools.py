@@ -1,5 +1,6 @@
 """An agent's chat `tools` as it sends them: each a function of its own name and description,
-over parameters the classifier does not read (`COMMAND`, or none)."""
+over parameters the classifier reads only for a command's or a path's name (`COMMAND`, or
+none; `classifier.file_tools`)."""
 
 from __future__ import annotations
 
