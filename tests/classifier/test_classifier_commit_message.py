@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from classifier import classify
+from classifier import classify, explain
 from classifier.asks import first_ask
 from classifier.commit_message import AICOMMITS_SYSTEMS, EXAMPLE_DIFF, OPENCOMMIT_SYSTEM
 from classifier.fixed import COMMIT_MESSAGE, COMMIT_MESSAGE_READING
@@ -97,8 +97,13 @@ def test_a_commit_message_request_is_coding_whatever_its_diff(client: object, na
     assert_judged_by(body, COMMIT_MESSAGE_READING, COMMIT_MESSAGE, "coding")
 
 
-def test_the_rule_is_named_commit_message() -> None:
-    assert COMMIT_MESSAGE.startswith("commit_message: ")
+def test_explain_names_the_rule_commit_message() -> None:
+    """What an operator reads in `explain`, written out: the rule's name and reason."""
+    for body in (opencommit("fix-stats.json"), aicommits("title-poem.json")):
+        assert explain(body)["rule"] == (
+            "commit_message: opencommit's or aicommits' prompt: a commit message for a git"
+            " diff, whatever the diff changes"
+        )
 
 
 def test_their_diffs_alone_read_otherwise() -> None:
