@@ -132,9 +132,9 @@ def tool(name: str, *parameters: str) -> dict[str, Any]:
 )
 def test_any_file_or_shell_tool_counts(offered: dict[str, Any]) -> None:
     body = asked("Explain what calc.py does.", tools=[WEB_SEARCH, offered])
-    assert view(body).file_tools
     intent = classify(body)
     assert (intent.label, intent.source) == ("coding", "rule")
+    assert view(body).file_tools
 
 
 @pytest.mark.parametrize(
@@ -175,10 +175,10 @@ def test_with_web_tools_alone_a_file_name_decides_nothing(
     """A chat app's web search or fetch opens no file: the model's reading stands, as with
     no tools offered."""
     body = asked(ask, system="You are a helpful assistant.", tools=[offered])
-    assert not view(body).file_tools
     intent, shown = classify(body), explain(body)
     assert (intent.source, shown["rule"]) == ("model", None)
     assert intent.label == shown["model_intent"] != "coding"
+    assert not view(body).file_tools
 
 
 def test_with_a_shell_offered_creative_work_about_a_file_is_coding_too() -> None:
