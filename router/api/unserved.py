@@ -16,6 +16,11 @@ other such newcomer (named only when it is the one that passes); from then on, w
 keeps coming, it has lines of its own. Memory and log lines stay bounded whatever arrives,
 and a client misconfigured late in the process's life is still named: the first pairs were
 held for good, and every later one shared a line (found in review).
+
+Claude Code sends `HEAD /api/hello` (a reachability probe of Anthropic's API) each time it
+starts; it goes on whatever the answer, so its 404 is expected and logged by nobody: a
+warning on every start of every developer's Claude Code sent operators hunting for a
+misconfigured client that was not there (found in a live run).
 """
 
 from __future__ import annotations
@@ -34,6 +39,8 @@ log = logging.getLogger("smf_router.api")
 LOG_INTERVAL_S = 300.0
 REMEMBERED = 256
 PATH_CHARS = 200
+# Requests a client sends expecting a 404 from anything but its own vendor's API.
+EXPECTED = frozenset({("HEAD", "/api/hello")})
 
 
 class Unserved:
@@ -55,6 +62,8 @@ class Unserved:
     def seen(self, method: str, path: str, status: int, caller: str | None) -> None:
         """Say, sparingly, that `method path` was answered `status` (404, 405) for `caller`
         (None: no key, or one the router does not hold)."""
+        if (method, path) in EXPECTED:
+            return
         shown, now = _shown(path), self.clock()
         pair = (method, shown)
         lines = self.pairs.get(pair)

@@ -121,3 +121,14 @@ def test_a_long_or_unprintable_path_is_cut_and_escaped(caplog: pytest.LogCapture
     (line,) = lines(caplog)
     assert "\n" not in line and "\\n200 fake line" in line
     assert "a" * (PATH_CHARS + 1) not in line
+
+
+def test_claude_codes_start_up_probe_is_answered_and_not_logged(
+    proxy: RunningRouter, caplog: pytest.LogCaptureFixture
+) -> None:
+    """`HEAD /api/hello` on every start of Claude Code: a 404 it expects, no warning."""
+    with caplog.at_level(logging.WARNING, logger="smf_router.api"):
+        assert httpx.head(proxy.root + "/api/hello").status_code == 404
+        assert httpx.get(proxy.root + "/api/hello").status_code == 404
+    said = [line for line in lines(caplog) if "/api/hello" in line]
+    assert len(said) == 1 and said[0].startswith("404 for GET /api/hello")
