@@ -23,7 +23,8 @@ from pydantic import (
     model_validator,
 )
 
-from evals.urls import check_url, openai_hosted
+from evals.urls import check_url
+from router.config_apis import DEFAULT_APIS, ApiName, implied_apis
 from router.config_checks import (
     DAY_S,
     HOUR_S,
@@ -39,16 +40,9 @@ from router.config_credentials import (
     secret_values,
     sent_headers,
 )
-from router.openai_models import completions_model
 
 Tier = Literal["local", "cloud"]
 BackendKind = Literal["openai", "litellm"]
-ApiName = Literal["chat", "completions", "responses", "messages"]
-
-_DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
-# OpenAI's own API serves `/v1/completions` for its completions models only
-# (`router.openai_models`): a chat model there answers it with a 404.
-_OPENAI_CHAT_APIS: tuple[ApiName, ...] = ("chat",)
 ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")  # what `api_key_env` may be
 # A name shown in logs and by `config check`: a Groq `gsk_...` or HF `hf_...` key passes
 # ENV_NAME, but keys are mixed case and conventional variable names are not.
@@ -157,7 +151,7 @@ class Backend(Strict):
     api_key_env: str | None = None
     extra_body: dict[str, Any] = Field(default_factory=dict)
     headers: dict[str, str] = Field(default_factory=dict)
-    apis: list[ApiName] = Field(default_factory=lambda: list(_DEFAULT_APIS))
+    apis: list[ApiName] = Field(default_factory=lambda: list(DEFAULT_APIS))
     timeouts: Timeouts = Timeouts()
     max_concurrency: Count | None = Field(None, ge=1)
     context_window: Count | None = Field(None, ge=1)
@@ -173,20 +167,13 @@ class Backend(Strict):
     @model_validator(mode="before")
     @classmethod
     def _default_apis(cls, data: Any) -> Any:
-        """`apis` left out: litellm converts chat completions only, all a litellm backend
-        speaks. A backend on OpenAI's own API (`evals.urls.openai_hosted`) with a chat model
-        speaks chat (Responses reach it translated, as before): the `[chat, completions]`
-        every backend had made it claim `/v1/completions` (SillyTavern's Text Completion,
-        Continue's autocomplete), which OpenAI refuses for a chat model with a 404, so a
-        prose request went there first and counted a refusal against it on every try (found
-        live). A given `apis` always wins."""
+        """`apis` left out: what the backend's kind, URL and model imply
+        (`router.config_apis`: `[chat]` for litellm and for a chat model on OpenAI's own
+        API). A given `apis` always wins."""
         if not isinstance(data, dict) or "apis" in data:
             return data
-        if data.get("kind") == "litellm":
-            return {**data, "apis": ["chat"]}
-        if data.get("kind", "openai") == "openai" and _openai_chat_model(data):
-            return {**data, "apis": list(_OPENAI_CHAT_APIS)}
-        return data
+        implied = implied_apis(data)
+        return data if implied is None else {**data, "apis": implied}
 
     @field_validator("model")
     @classmethod
@@ -385,20 +372,6 @@ class Backend(Strict):
         for itself)."""
         known = (self.api_key, *more)
         return secret_values(self.base_url, self.headers, self.basic_auth(), known)
-
-
-def _openai_chat_model(data: dict[str, Any]) -> bool:
-    """Whether the backend's raw settings name OpenAI's own API and a model it serves no
-    `/v1/completions` for. Read before validation, so a `base_url` or `model` that is no
-    string, or a URL that does not parse, is left for its field's own error."""
-    url, model = data.get("base_url"), data.get("model")
-    if not isinstance(url, str) or not isinstance(model, str):
-        return False
-    try:
-        hosted = openai_hosted(url)
-    except ValueError:  # `http://[::1/v1`: `_check_url` says what is wrong with it
-        return False
-    return hosted and not completions_model(model)
 
 
 def _json_value(value: Any, where: str) -> Any:

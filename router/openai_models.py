@@ -3,7 +3,7 @@
 Only the completions models do (gpt-3.5-turbo-instruct, davinci-002, babbage-002, and their
 dated snapshots); a chat model there is a 404, "This is a chat model and not supported in the
 v1/completions endpoint. Did you mean to use v1/chat/completions?". Two readers: a backend on
-OpenAI's own API claims completions only for such a model (`router.config_backend`), and the
+OpenAI's own API claims completions only for such a model (`router.config_apis`), and the
 simulator's cloud profile, which plays OpenAI, refuses the rest as OpenAI does
 (`router.simulator.app`). Kept to the names OpenAI lists, not guessed from a model's words: a
 fine-tuned completions model (`ft:davinci-002:...`) is read by its base.
