@@ -8,24 +8,32 @@ answers for a chat model with a 404 (`router.openai_models`). A prose request
 a refusal of the router's settings on every try (found live).
 
 - `kind: litellm`: `[chat]`, all litellm converts.
-- `kind: openai` on OpenAI's own API (`evals.urls.openai_hosted`) with a model that is not
-  one of its completions models: `[chat]` (Responses and Messages reach it translated).
-- Any other backend: `[chat, completions]`.
+- `kind: openai` on OpenAI's own API (`api.openai.com`) with a model that is not one of its
+  completions models: `[chat]` (Responses and Messages reach it translated, as before).
+- Any other backend: `[chat, completions]`. Azure OpenAI (`*.openai.azure.com`) among them,
+  though it is OpenAI's API too (`evals.urls.openai_hosted`): there `model` is a deployment's
+  name, any name its owner chose, so whether it serves completions cannot be read from it,
+  and an instruct deployment (`gpt-35-turbo-instruct`, Azure's spelling) lost
+  `/v1/completions` without a word (found in review). Claiming too much costs a 404 that
+  falls back to the next backend; claiming too little loses the API.
 
-A given `apis` always wins, and `config check` shows the effective list.
+A given `apis` always wins, and `config check` shows the effective list. No warning marks
+the default: a chat model on api.openai.com never served a completion, so the change loses
+nothing that worked, and a warning would fire for every config with the built-in cloud.
 """
 
 from __future__ import annotations
 
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
-from evals.urls import openai_hosted
 from router.openai_models import completions_model
 
 ApiName = Literal["chat", "completions", "responses", "messages"]
 
 DEFAULT_APIS: tuple[ApiName, ...] = ("chat", "completions")
 _CHAT_ONLY: tuple[ApiName, ...] = ("chat",)
+_OPENAI_API_HOST = "api.openai.com"
 
 
 def implied_apis(data: dict[str, Any]) -> list[ApiName] | None:
@@ -42,12 +50,12 @@ def implied_apis(data: dict[str, Any]) -> list[ApiName] | None:
 
 
 def _openai_chat_model(url: object, model: object) -> bool:
-    """Whether `url` is OpenAI's own API and `model` a model it serves no `/v1/completions`
-    for."""
+    """Whether `url` is OpenAI's own API, not Azure's, and `model` a model it serves no
+    `/v1/completions` for."""
     if not isinstance(url, str) or not isinstance(model, str):
         return False
     try:
-        hosted = openai_hosted(url)
+        host = urlsplit(url).hostname
     except ValueError:  # `http://[::1/v1`: `Backend._check_url` says what is wrong with it
         return False
-    return hosted and not completions_model(model)
+    return host == _OPENAI_API_HOST and not completions_model(model)
