@@ -230,7 +230,8 @@ class Gateway:
     ) -> Call:
         """The call `body` would become, checked, classified and planned as a request to
         serve is, but not traffic: no span, no count, no record (`explain`, and, `counting`,
-        `/v1/responses/input_tokens`, which counts the conversation a turn would send)."""
+        the two count endpoints, which count the conversation a turn would send where the
+        turn would go: `router.api.counting`)."""
         return self._prepare(api, body, caller, headers, traffic=False, counting=counting)
 
     def explain(

@@ -99,7 +99,9 @@ def _check_depth(body: dict[str, Any]) -> None:
 
 def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
     """Check the fields the router reads; raise `BadRequest` naming the field. `counting`:
-    the body of a count (`/v1/responses/input_tokens`), whose `input` may be empty."""
+    the body of a count, checked as its turn's but for what a count may leave out: the
+    `input` of `/v1/responses/input_tokens` may be empty, and `/v1/messages/count_tokens`
+    takes no `max_tokens`."""
     _validate_model(body)
     _validate_tools(api, body)
     _validate_stream(api, body)
@@ -120,7 +122,7 @@ def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
     elif api == "completions":
         _validate_prompt(body.get("prompt"))
     elif api == "messages":
-        _validate_anthropic(body)
+        _validate_anthropic(body, counting)
     elif api == "responses":
         _validate_responses(body, counting)
 
@@ -171,13 +173,6 @@ def _validate_limit(value: Any, field: str, least: int) -> None:
         raise below_minimum(value, field, least)
 
 
-def validate_token_count(body: dict[str, Any]) -> None:
-    """`/v1/messages/count_tokens` takes a Messages body without `max_tokens`."""
-    _validate_model(body)
-    _validate_tools("messages", body)
-    _validate_anthropic_shapes(body)
-
-
 def _validate_model(body: dict[str, Any]) -> None:
     """`model`: a string, not empty; each refusal OpenAI's (`router.field_refusals`)."""
     model = body.get("model")
@@ -216,10 +211,11 @@ def _validate_tools(api: Api, body: dict[str, Any]) -> None:
             raise wrong_type(tool, f"tools[{index}]", "an object")
 
 
-def _validate_anthropic(body: dict[str, Any]) -> None:
-    """Anthropic requires `max_tokens`; content is a string or an array of blocks."""
+def _validate_anthropic(body: dict[str, Any], counting: bool) -> None:
+    """Anthropic requires `max_tokens`, but not of a count (`counting`: its count_tokens
+    takes none); content is a string or an array of blocks."""
     _validate_anthropic_shapes(body)
-    if body.get("max_tokens") is None:
+    if body.get("max_tokens") is None and not counting:
         raise missing("max_tokens")
     if body.get(vllm_fields.FIELD) is not None:  # dropped by translation, the text free
         raise BadRequest(vllm_fields.NOT_ON_MESSAGES, param=vllm_fields.FIELD)

@@ -14,17 +14,12 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-import classifier
-from router import request as req
 from router.api import counting
 from router.api.counting import Counted
 from router.auth import Caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.gateway import Gateway
-from router.policy import Demand, plan
-from router.request import validate_token_count
 from router.request_size import estimate_prompt_tokens
-from router.routing_headers import is_private, target_of
 from router.translate.pairing import native
 
 endpoints = APIRouter()
@@ -39,23 +34,18 @@ async def _count(
     gateway: Gateway, body: dict[str, Any], caller: Caller, headers: dict[str, str]
 ) -> Counted:
     """Exact tokens from the backend that would serve the turn when it speaks Messages
-    natively, else an estimate. The plan is the one a request would get, privacy and target
-    included (`x-smf-route`, an unknown `model` a 404 as on `/v1/messages`)."""
-    validate_token_count(body)
-    target = target_of(gateway.config, body, headers)
-    intent = classifier.classify(req.readable_view("messages", body))
-    demand = Demand(
-        api="messages",
-        prompt_tokens=estimate_prompt_tokens("messages", body),
-        private=is_private(caller, headers),
-    )
-    the_plan = plan(intent, target, demand, gateway.state_source.states(), gateway.config)
+    natively, else an estimate. The turn is read and planned as `/v1/messages` reads it
+    (`Gateway.planned`, a count's body taking no `max_tokens`): the same 400s and 404 for
+    an unknown `model`, privacy, `x-smf-route`, and the conversation's sticky pin, so a
+    conversation served locally is counted there, never by the cloud its latest message
+    alone would go to (found in review)."""
+    call = gateway.planned("messages", body, caller, headers, counting=True)
     return await counting.by_first_step(
         gateway,
-        the_plan,
+        call.plan,
         lambda settings: native("messages", settings),
-        lambda backend: _ask(backend, body, headers),
-        lambda: estimate_prompt_tokens("messages", body),
+        lambda backend: _ask(backend, call.body, headers),
+        lambda: estimate_prompt_tokens("messages", call.body),
     )
 
 

@@ -14,10 +14,20 @@ from tests.agent_apis.agent_stack import (
     WEATHER_ASK,
     WEATHER_TOOLS,
     anthropic_client,
+    explained,
     stack,
     stack_config,
 )
-from tests.harness import Collect, Running, RunningRouter, config_for, router, simulator, wait_for
+from tests.harness import (
+    Collect,
+    Running,
+    RunningRouter,
+    collected,
+    config_for,
+    router,
+    simulator,
+    wait_for,
+)
 
 ASK = [{"role": "user", "content": "Write a Python function that reverses a list."}]
 
@@ -162,6 +172,46 @@ def test_a_local_first_turn_is_never_counted_by_the_cloud(
     assert "x-smf-backend" not in counted.headers
     path = "/v1/messages/count_tokens"
     assert servers["claude"].stats()["by_path"].get(path, 0) == before.get(path, 0)
+
+
+def test_a_conversation_pinned_locally_is_never_counted_by_the_cloud(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """count_tokens planned the latest message alone, without the conversation's pin: a
+    Claude Code session served locally whose follow-up alone would go to the cloud had its
+    turn served locally and its whole conversation sent to Anthropic to be counted (found
+    in review). It is counted where its turn goes: the pinned backend."""
+    data = stack_config(servers, tmp_path, ["claude", "local"]).model_dump(mode="json")
+    data["routes"]["coding"] = ["local", "claude"]  # prose goes to the cloud first
+    session = {"x-claude-code-session-id": "pinned-to-local"}
+    follow_up = [
+        *ASK,
+        {"role": "assistant", "content": "def reverse(items):\n    return items[::-1]"},
+        {"role": "user", "content": "Write a short haiku about autumn leaves."},
+    ]
+    path = "/v1/messages/count_tokens"
+    before = servers["claude"].stats()["by_path"].get(path, 0)
+    with router(parse(data)) as proxy:
+        records = collected(proxy)  # after the sticky table's sink: pinned once it has one
+        turn = {"model": "auto", "max_tokens": 50}
+        first = httpx.post(f"{proxy.url}/messages", json={**turn, "messages": ASK}, headers=session)
+        records.wait(30)
+        alone = explained(proxy, {"api": "messages", **turn, "messages": follow_up[-1:]})
+        counted = httpx.post(
+            f"{proxy.root}{path}", json={"model": "auto", "messages": follow_up}, headers=session
+        )
+        served = httpx.post(
+            f"{proxy.url}/messages", json={**turn, "messages": follow_up}, headers=session
+        )
+    assert first.headers["x-smf-backend"] == "local"
+    assert alone["backends"][0]["backend"] == "claude"  # where the follow-up alone would go
+    assert served.headers["x-smf-backend"] == "local"  # the pin holds the turn
+    assert counted.status_code == 200, counted.text
+    assert (counted.headers["x-smf-backend"], counted.headers["x-smf-estimated"]) == (
+        "local",
+        "false",
+    )
+    assert servers["claude"].stats()["by_path"].get(path, 0) == before
 
 
 def test_auto_is_classified_and_sticky_key_comes_from_the_session_header(
