@@ -286,7 +286,23 @@ def _validate_responses(body: dict[str, Any], counting: bool) -> None:
     instructions = body.get("instructions")
     if instructions is not None and not isinstance(instructions, str):
         raise wrong_type(instructions, "instructions", "a string")
+    _validate_conversation(body.get("conversation"))
     check_echoed(body)  # what the Response echoes, as OpenAI checks it
+
+
+def _validate_conversation(conversation: Any) -> None:
+    """Responses' `conversation`: its id, or an object holding it (`{"id": "conv_…"}`), as
+    openai-python types it. `5` was read as naming a stored conversation, and its count
+    answered 200 where a field of the wrong kind is a 400 (found in review)."""
+    if conversation is None or isinstance(conversation, str):
+        return
+    if not isinstance(conversation, dict):
+        raise wrong_type(conversation, "conversation", "one of a string or object")
+    named = conversation.get("id")
+    if named is None:
+        raise missing("conversation.id")
+    if not isinstance(named, str):
+        raise wrong_type(named, "conversation.id", "a string")
 
 
 def _validate_input(items: Any) -> str | list[Any]:

@@ -29,13 +29,18 @@ from router.api.headers import request_headers
 from router.attempt_errors import UpstreamError
 from router.auth import Caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
+from router.call import Call
 from router.config_backend import Backend as BackendSettings
 from router.errors import RouterError, internal_error
 from router.gateway import Gateway
-from router.policy import Plan
+from router.policy import LASTING_SKIPS
+from router.refusals import nothing_tried
 
 log = logging.getLogger("smf_router")
 COUNT_TIMEOUT_S = 10.0
+# The skips that refuse a count as its turn: an API or stored state no backend of the
+# target serves, privacy, a response stored elsewhere; not a prompt past every window
+COUNT_REFUSED = LASTING_SKIPS - {"context_window"}
 
 
 @dataclass(frozen=True)
@@ -75,21 +80,36 @@ async def answer(
 
 async def by_first_step(
     gateway: Gateway,
-    the_plan: Plan,
+    call: Call,
     counts: Callable[[BackendSettings], bool],
     ask: Ask,
     estimate: Callable[[], int],
 ) -> Counted:
     """The count of the backend that would serve the turn, when it `counts` natively and
-    answers; else the `estimate`. Never a fallback's: the turn does not go there."""
-    if the_plan.steps:
-        settings = gateway.config.backend(the_plan.steps[0].backend)
-        backend = gateway.backends.get(settings.name)
-        if counts(settings) and isinstance(backend, OpenAICompatibleBackend):
-            counted = await ask(backend)
-            if counted is not None:
-                return Counted(counted, settings.name)
+    answers; else the `estimate`. Never a fallback's: the turn does not go there. A turn no
+    backend could ever serve is refused as the turn is (`refused`)."""
+    the_plan = call.plan
+    if not the_plan.steps:
+        refused(call)
+        return Counted(estimate())
+    settings = gateway.config.backend(the_plan.steps[0].backend)
+    backend = gateway.backends.get(settings.name)
+    if counts(settings) and isinstance(backend, OpenAICompatibleBackend):
+        counted = await ask(backend)
+        if counted is not None:
+            return Counted(counted, settings.name)
     return Counted(estimate())
+
+
+def refused(call: Call) -> None:
+    """Raise the turn's own refusal (`router.refusals.nothing_tried`) when every backend was
+    skipped for a reason no wait or shorter prompt changes (`COUNT_REFUSED`): a
+    `previous_response_id` with no backend speaking Responses natively was counted 200
+    where its turn is a 400 (found in review). A backend down or a prompt past every window
+    is still estimated: the count is how a client learns its prompt is too long."""
+    reasons = {step.reason for step in call.plan.skipped}
+    if reasons and reasons <= COUNT_REFUSED:
+        raise nothing_tried(call.plan, call.api, None)
 
 
 async def asked(

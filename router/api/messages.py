@@ -42,7 +42,7 @@ async def _count(
     call = gateway.planned("messages", body, caller, headers, counting=True)
     return await counting.by_first_step(
         gateway,
-        call.plan,
+        call,
         lambda settings: native("messages", settings),
         lambda backend: _ask(backend, call.body, headers),
         lambda: estimate_prompt_tokens("messages", call.body),

@@ -91,7 +91,7 @@ async def _count(
     call = gateway.planned("responses", defaulted(body), caller, headers, counting=True)
     return await counting.by_first_step(
         gateway,
-        call.plan,
+        call,
         counts_natively,
         lambda backend: _ask(backend, call.body),
         lambda: estimate_prompt_tokens("responses", call.body),
