@@ -11,10 +11,12 @@ headers of `router.api.counting`.
 
 The turn is read as `/v1/responses` reads it (`Gateway.planned`): the same checks and 400s
 naming the field, the same 404 for an unknown `model`, the same privacy and `x-smf-route`,
-another caller's `previous_response_id` refused alike; and a response the router made over
-a chat backend is told whole, so the count includes the conversation that turn continues,
-as the turn itself would send it (`router.stored_responses.StoredResponses.whole`). Nothing
-is recorded: a count is not a generation, as `count_tokens` records none.
+another caller's `previous_response_id` refused alike, and so a `previous_response_id` or
+`conversation` no backend of the target speaks Responses to look up (`counting.refused`);
+and a response the router made over a chat backend is told whole, so the count includes
+the conversation that turn continues, as the turn itself would send it
+(`router.stored_responses.StoredResponses.whole`). Nothing is recorded: a count is not a
+generation, as `count_tokens` records none.
 
 Exact only from OpenAI's own API (`evals.urls.openai_hosted`), which serves this endpoint,
 when it is the backend that would serve the turn and speaks Responses for the router; it
