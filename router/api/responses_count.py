@@ -50,7 +50,10 @@ from router.translate.pairing import native
 endpoints = APIRouter()
 PATH = "/v1/responses/input_tokens"
 # The body OpenAI's count takes: its API reference's, and openai-python's
-# `InputTokenCountParams` (3.57, which adds `personality`); any other field it refuses
+# `InputTokenCountParams` (3.57, which adds `personality`); any other field it refuses. The
+# simulator standing for OpenAI keeps its own copy (`router.simulator.unknown_arguments.
+# COUNT_ARGUMENTS`), on purpose: one read from here would check the router against itself.
+# Each is tested against the SDK's.
 COUNTED_FIELDS = frozenset(
     {
         *("conversation", "input", "instructions", "model", "parallel_tool_calls"),
