@@ -33,14 +33,15 @@ from router.call import Call
 from router.config_backend import Backend as BackendSettings
 from router.errors import RouterError, internal_error
 from router.gateway import Gateway
-from router.policy import LASTING_SKIPS
 from router.refusals import nothing_tried
 
 log = logging.getLogger("smf_router")
 COUNT_TIMEOUT_S = 10.0
 # The skips that refuse a count as its turn: an API or stored state no backend of the
-# target serves, privacy, a response stored elsewhere; not a prompt past every window
-COUNT_REFUSED = LASTING_SKIPS - {"context_window"}
+# target serves, a response stored on a backend outside it. Not a prompt past every window
+# (the count is how a client learns it), nor privacy: a private count of a cloud-only
+# target sends nothing anywhere, and its estimate tells the size all the same
+COUNT_REFUSED = frozenset({"api_unsupported", "response_elsewhere"})
 
 
 @dataclass(frozen=True)
@@ -103,10 +104,10 @@ async def by_first_step(
 
 def refused(call: Call) -> None:
     """Raise the turn's own refusal (`router.refusals.nothing_tried`) when every backend was
-    skipped for a reason no wait or shorter prompt changes (`COUNT_REFUSED`): a
+    skipped for its API or the stored state it names (`COUNT_REFUSED`): a
     `previous_response_id` with no backend speaking Responses natively was counted 200
-    where its turn is a 400 (found in review). A backend down or a prompt past every window
-    is still estimated: the count is how a client learns its prompt is too long."""
+    where its turn is a 400 (found in review). A backend down, a prompt past every window
+    or a private count of a cloud target is still estimated."""
     reasons = {step.reason for step in call.plan.skipped}
     if reasons and reasons <= COUNT_REFUSED:
         raise nothing_tried(call.plan, call.api, None)
