@@ -121,3 +121,12 @@ def test_the_templates_words_alone_are_read_as_written(text: str) -> None:
     assert legacy_ask(text) is None
     body = {"model": "auto", "messages": [{"role": "user", "content": text}]}
     assert view(body).latest == text
+
+
+def test_guidelines_of_one_prefix_twice_are_read_as_written() -> None:
+    """Two fields of one prefix are no template's (dsp tells a reply's fields by their
+    prefixes): the text is read as sent, its query not looked through for each of them."""
+    text = f"Task{GUIDELINES}A: ${{x}}\nA: ${{y}}{LEGACY_PARTS}A: v\nA: w\nA:"
+    assert legacy_ask(text) is None
+    body = {"model": "auto", "messages": [{"role": "user", "content": text}]}
+    assert view(body).latest == text
