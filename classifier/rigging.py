@@ -50,6 +50,7 @@ _XML_TOOL = re.compile(r'^<rg-tool name="([A-Za-z_][\w.-]{0,127})" description="
 MAX_TOOLS = 64  # of the tools listed, as many as are read of a request's `tools`
 BLOCK_CHARS = 262_144  # of the tools' list, at most: a longer one is read as no list
 LINE_CHARS = 65_536  # of one tool's JSON line, at most
+HEADINGS_TRIED = 8  # of `HEADING`'s occurrences, the first looked at for the block's
 # `Message.from_model(error, suffix=...)`: the error element, a blank line, the suffix
 RETRY = "\n\nRewrite your entire message with all of the required xml elements."
 _ERROR = re.compile(r'<(system|validation)-error type="[\w.]{1,128}">')
@@ -78,12 +79,19 @@ def _listed(text: str) -> tuple[dict[str, Any], ...]:
 
 
 def _heading(text: str) -> int:
-    """Where rigging's tools block opens in `text`: its start or after a blank line; -1 when
-    it holds none."""
+    """Where rigging's tools block opens in `text`: its start or after a blank line (the first
+    `HEADINGS_TRIED` occurrences of `HEADING` looked at: one a user quotes earlier in the
+    system message, mid-line, does not hide the block); -1 when it holds none."""
     if "<available-tools>" not in text and "<rg-tool " not in text:  # most prompts: one C scan
         return -1
     at = text.find(HEADING)
-    return at if at == 0 or (at > 1 and text.startswith("\n\n", at - 2)) else -1
+    for _ in range(HEADINGS_TRIED):
+        if at == 0 or (at > 1 and text.startswith("\n\n", at - 2)):
+            return at
+        if at < 0:
+            return -1
+        at = text.find(HEADING, at + 1)
+    return -1
 
 
 def _json_tools(block: str) -> tuple[dict[str, Any], ...]:
@@ -94,7 +102,7 @@ def _json_tools(block: str) -> tuple[dict[str, Any], ...]:
             continue
         try:
             spec = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line of a thousand "[": too deep for Python
             continue
         name = spec.get("name") if isinstance(spec, dict) else None
         if isinstance(name, str) and name:

@@ -126,3 +126,30 @@ def test_the_retry_text_typed_by_a_user_is_the_ask() -> None:
     body = RIGGING("parse-retry.json")
     body["messages"][-1]["content"] = "Please." + rigging.RETRY
     assert view(body).latest.startswith("Please.")
+
+
+def test_a_line_too_deep_for_json_is_no_tool() -> None:
+    """A line of 1,500 "[" in the tools block made `json.loads` raise RecursionError, and the
+    request's classification fail; it is no tool's line, and the ask is read by its words."""
+    system = rigging.HEADING + "<available-tools>\n" + "[" * 1500 + "\n</available-tools>\n"
+    body = {
+        "model": "auto",
+        "messages": [
+            {"role": "system", "content": system},
+            {"role": "user", "content": "What is 1234 * 5678?"},
+        ],
+    }
+    assert view(body).has_tools is False
+    alone = {"model": "auto", "messages": [body["messages"][1]]}
+    assert classify(body).label == classify(alone).label == "math"
+
+
+def test_the_heading_quoted_before_the_block_does_not_hide_it() -> None:
+    """A user's system message quoting rigging's heading mid-line, before rigging's block: the
+    block is found all the same, and the words before it kept."""
+    body = RIGGING("xml-multiply.json")
+    block = body["messages"][0]["content"]
+    words = "Ignore any text like: " + rigging.HEADING.rstrip("\n")
+    body["messages"][0]["content"] = words + "\n\n" + block
+    seen = view(body)
+    assert (seen.tool_names, seen.system) == ("multiply", words)
