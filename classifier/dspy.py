@@ -42,8 +42,11 @@ must (`tool_choice: "required"`), which is tool_calling: so is a ReAct step (`pi
 coding agent: its texts do not make the request an agent's session
 (`classifier.rules.agent_session`). A message with images (content parts) is read as sent.
 
-A DSPy 2.x call (dsp's template, STORM's: one user message, no system prompt, none of these
-texts) is read by `classifier.dsp_template` (`legacy_ask`), which `task_ask` falls back on.
+A DSPy 2.x call (dsp's template, STORM's: one user message, none of these texts) is read by
+`classifier.dsp_template` (`legacy_ask`), which `task_ask` falls back on for any message of a
+request whose system prompt is not DSPy 3's: dsp's clients may send one of their own (`GPT3`'s
+and `AzureOpenAI`'s `system_prompt`, Databricks' and Hugging Face's fixed one, in 2.4.9's
+`dsp/modules`), and its guidelines' text tells the call.
 """
 
 from __future__ import annotations
