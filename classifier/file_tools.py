@@ -26,15 +26,17 @@ from typing import Any
 
 from classifier.toolset import scanned_tools, tool_name
 
-_SHELL_OR_FILE_WORDS = (
-    "shell bash zsh powershell terminal exec command commands cmd file files filesystem fs "
-    "dir directory ls glob grep"
-)
+_SHELL_WORDS = "shell bash zsh powershell terminal exec command commands cmd"
+SHELL_WORDS = frozenset(_SHELL_WORDS.split())
+"""A shell tool's name's words (lower case): the tool runs what it is given as a command.
+The simulator fills such a tool's free strings with a harmless command, never the ask's
+words (`router.simulator.scalars`)."""
+_FILE_WORDS = "file files filesystem fs dir directory ls glob grep"
 _COMMAND_OR_PATH = (
     "command commands cmd argv path paths file files filename file_name fileName filepath "
     "file_path filePath file_paths filePaths dir directory workdir cwd"
 )
-_NAME_WORDS = frozenset(_SHELL_OR_FILE_WORDS.split())
+_NAME_WORDS = SHELL_WORDS | frozenset(_FILE_WORDS.split())
 _PARAMETERS = frozenset(_COMMAND_OR_PATH.split())
 _PROPERTIES = 32  # parameters read of each tool
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")  # "ReadFile", "LS", "run_terminal_cmd"

@@ -25,7 +25,7 @@ from typing import Any
 
 from router.simulator.called_ids import is_id
 from router.simulator.offered_agents import names_agent
-from router.simulator.scalars import STRING_HINTS, number, string
+from router.simulator.scalars import COMMAND, number, string
 
 # an array of strings by one of these names, whole and in any case, is a command's argv
 # (open-codex's `shell` tool): filled with the command hint's words, not one item of them all.
@@ -64,13 +64,17 @@ def structured(
     return json.dumps(_Walk(schema, user, choose, agent).value("", schema, 0))
 
 
-def arguments_for(schema: dict[str, Any], user: str, shown_id: str | None = None) -> dict[str, Any]:
+def arguments_for(
+    schema: dict[str, Any], user: str, shown_id: str | None = None, shell: bool = False
+) -> dict[str, Any]:
     """An argument object that satisfies a JSON schema's required fields (all if none), its
-    id fields (`called_ids.is_id`) `shown_id` where one is given (`called_ids.shown_id`).
+    id fields (`called_ids.is_id`) `shown_id` where one is given (`called_ids.shown_id`), its
+    free strings a harmless command where the tool runs commands (`shell`,
+    `scalars.runs_commands`).
 
     vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
     (`properties` a list, `required` a number) is read as absent: never a 500."""
-    return _Walk(schema, user, shown_id=shown_id).arguments(schema, 0)
+    return _Walk(schema, user, shown_id=shown_id, shell=shell).arguments(schema, 0)
 
 
 def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
@@ -94,10 +98,12 @@ class _Walk:
         choose: Chooser | None = None,
         agent: Named | None = None,
         shown_id: str | None = None,
+        shell: bool = False,
     ) -> None:
         self.root, self.user, self.left = root, user, _BUDGET
         self.choose, self.agent = choose, agent
         self.shown_id = shown_id  # what an id field holds (`arguments_for`)
+        self.shell = shell  # a shell tool's arguments: no string quotes the ask
         # by the `anyOf` list's id (one walk's schema): its naming field and the pick
         self.picks: dict[int, tuple[str, int | None] | None] = {}
         self.agent_name: str | None = None  # `agent`'s answer, once asked ("" for none)
@@ -143,7 +149,8 @@ class _Walk:
         if kind == "object":
             return self.arguments(schema, depth)
         given = self.shown_id if self.shown_id is not None and is_id(name) else None
-        return string(name, schema, self.user, given or self.agent_for(name, schema))
+        given = given or self.agent_for(name, schema)
+        return string(name, schema, self.user, given, self.shell)
 
     def defaults(self, name: str, schema: dict[str, Any]) -> bool:
         """Whether the field takes its schema's `default`, as a model does that the prompt
@@ -213,7 +220,7 @@ class _Walk:
         items = self.resolved(_object(schema.get("items")))
         if _kind(items) != "string" or any(key in items for key in _ITEM_LIMITS):
             return None
-        words = shlex.split(dict(STRING_HINTS)["command"])
+        words = shlex.split(COMMAND)
         fewest = least if isinstance(least, int) else 0
         if fewest > len(words) or (isinstance(most, int) and most < len(words)):
             return None

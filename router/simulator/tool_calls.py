@@ -27,6 +27,7 @@ from router.simulator.delegation import delegates, first_index
 from router.simulator.instances import Chooser, Named, arguments_for
 from router.simulator.offered_agents import listing
 from router.simulator.prompt import Prompt, ToolCall, ToolSpec, ends
+from router.simulator.scalars import runs_commands
 
 
 def tool_call(prompt: Prompt) -> ToolCall:
@@ -61,8 +62,9 @@ def _unforced_call(prompt: Prompt, asked: ToolSpec | None) -> ToolCall:
 
 
 def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
-    """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`)."""
-    return arguments_for(tool.schema, prompt.ask, prompt.shown_id)
+    """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`), its
+    free strings no words of the ask where it runs commands (`scalars.runs_commands`)."""
+    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, runs_commands(tool.name))
 
 
 def chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
