@@ -5,7 +5,8 @@ Coding prompts get a fenced Python block (calling the functions a prompt shows a
 first file (`commit_messages`), a prompt asking for a SQL query a ```sql block over the
 first table its schema shows, arithmetic gets `\\boxed{}` (`arithmetic`), offered tools get a call
 (`tool_calls`: the tool `tool_choice` names, else the one the ask names, else the first,
-with arguments built from its JSON schema), a tool
+with arguments built from its JSON schema; none unforced where the latest instructions
+forbid one, `text_only`), a tool
 result gets a short summary (unless `tool_choice` forces another call: of the tool after the
 one called last, `tool_calls.tool_call`), anything else plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
@@ -44,6 +45,7 @@ from router.simulator.dsp_fields import laid_out
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ends
 from router.simulator.prompted import asked_json, framed
+from router.simulator.text_only import forbids_tools
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
 from router.simulator.yes_no import yes_or_no
 
@@ -82,6 +84,7 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
     calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
+    calls = calls and not forbids_tools(prompt)  # "Do NOT call any tools" (`text_only`)
     calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
     call = chosen_call(prompt) if calls else None  # None: a subagent the ask never named
     calls = call is not None
