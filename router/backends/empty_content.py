@@ -30,20 +30,17 @@ def without_empty_content(body: dict[str, Any]) -> dict[str, Any]:
     """The chat `body` with null content in each assistant message that has tool calls and
     an empty content array; `body` itself when there is none."""
     messages = body.get("messages")
-    if not isinstance(messages, list):
+    # nearly every body has none: no copy of its messages on every attempt at a backend not
+    # taken for vLLM (as `router.backends.tool_result_ids.with_call_ids` looks first too)
+    if not isinstance(messages, list) or not any(map(_calls_alone_empty, messages)):
         return body
-    out = [_nulled(message) for message in messages]
-    if all(new is old for new, old in zip(out, messages, strict=True)):
-        return body
-    return {**body, "messages": out}
+    nulled = [{**m, "content": None} if _calls_alone_empty(m) else m for m in messages]
+    return {**body, "messages": nulled}
 
 
-def _nulled(message: Any) -> Any:
-    """`message` with null content if it is an assistant's calls alone under `content: []`;
-    `message` itself otherwise."""
+def _calls_alone_empty(message: Any) -> bool:
+    """Whether `message` is an assistant's tool calls alone under `content: []`."""
     if not (isinstance(message, dict) and message.get("role") == "assistant"):
-        return message
+        return False
     calls = message.get("tool_calls")
-    if message.get("content") != [] or not isinstance(calls, list) or not calls:
-        return message
-    return {**message, "content": None}
+    return message.get("content") == [] and isinstance(calls, list) and bool(calls)
