@@ -28,7 +28,7 @@ _INJECTED_TAGS = ("system-reminder", "system")
 # an ask opening with a verb and a file's path, "Read calc.py and ...", "Edit `src/app.ts`":
 # the verb, then (after "the", "file") a path of at least two characters before its extension
 _FILE_ASK = re.compile(
-    r"\s*([A-Za-z]+)\s+(?:the\s+)?(?:file\s+)?[`'\"]?(?:[\w.-]*/)*[\w-]{2,}\.[A-Za-z]\w{0,7}\b"
+    r"\s*([A-Za-z]+)\s+(?:the\s+)?(?:file\s+)?[`'\"]?((?:[\w.-]*/)*[\w-]{2,}\.[A-Za-z]\w{0,7})\b"
 )
 # a place an ask names: up to four capitalised words after "in", "at", "for" or "near" ("the
 # weather in Lisbon?", "in Paris, France"), and the fields that hold one (`named_place`)
@@ -98,12 +98,20 @@ def file_verb_index(names: Sequence[str], ask: str) -> int | None:
     `list_agents` for every such ask, and a user trying the agent in demo mode never saw a
     file read (a live review). A model does what the ask's leading verb says to the file it
     names. Only with a path after the verb: "Write a haiku" asks for no `write_file`."""
-    found = _FILE_ASK.match(without_injected(ask))
+    found = file_ask(without_injected(ask))
     if found is None:
         return None
-    verb = found.group(1).lower()
+    verb = found[0].lower()
     index = asked_index(names, f"{verb} file")
     return index if index is not None and verb in words(names[index]) else None
+
+
+def file_ask(text: str) -> tuple[str, str] | None:
+    """The verb and the file's path `text` opens with (`_FILE_ASK`: "Read calc.py and ..."
+    gives `("Read", "calc.py")`), None where it opens with no verb and path: what picks the
+    tool (`file_verb_index`) and what fills a path's field (`scalars.named_file`)."""
+    found = _FILE_ASK.match(text)
+    return None if found is None else (found.group(1), found.group(2))
 
 
 def _unprefixed(name: str) -> list[str]:

@@ -18,12 +18,11 @@ range, a city's place) is no change to how a document is walked.
 from __future__ import annotations
 
 import math
-import re
 from typing import Any
 
 from classifier.file_tools import SHELL_WORDS
 from classifier.source_files import named_source_file
-from router.simulator.asked_tool import named_place, without_injected, words
+from router.simulator.asked_tool import file_ask, named_place, without_injected, words
 from router.simulator.prompt import ends
 
 COMMAND = "ls -la"
@@ -60,11 +59,6 @@ _FORMATS = {
 _LONGEST = 64  # the most characters a string's `minLength` is met with
 # whole field names that hold code to run, though their words are no command's
 _CODE_FIELDS = frozenset({"code", "source_code"})
-# a file an ask opens with after its verb, of any extension ("Summarize notes.md", "Open
-# ./docs/guide.txt"): `named_source_file` takes source files alone, anywhere in the ask
-_LEADING_FILE = re.compile(
-    r"\s*[A-Za-z]+\s+(?:the\s+)?(?:file\s+)?[`'\"]?((?:[\w.-]*/)*[\w-]{2,}\.[A-Za-z]\w{0,7})\b"
-)
 
 
 def number(schema: dict[str, Any], integer: bool) -> int | float:
@@ -147,8 +141,9 @@ def runs_commands(tool: str) -> bool:
 def named_file(user: str) -> str:
     """The file the ask names, "" where it names none: the first source file in its ends
     (`classifier.source_files.named_source_file`, past `<system-reminder>`s), else a file of
-    any extension after its opening verb (`_LEADING_FILE`). Bounded: the ask's head and tail
-    (`prompt.ends`)."""
+    any extension after its opening verb (`asked_tool.file_ask`: "Summarize notes.md", "Open
+    ./docs/guide.txt"; `named_source_file` takes source files alone, anywhere in the ask).
+    Bounded: the ask's head and tail (`prompt.ends`)."""
     read = without_injected(ends(user))
-    found = _LEADING_FILE.match(read)
-    return named_source_file(read) or (found.group(1) if found else "")
+    found = file_ask(read)
+    return named_source_file(read) or (found[1] if found else "")
