@@ -132,9 +132,10 @@ class Metadata:
 Node = Kind | OneOf | Fields | ListOf | Parts | Typed | Items | Choice | Metadata
 
 
-def refusal(message: str, param: str, code: str | None) -> ApiError:
-    """OpenAI's 400 body: its `invalid_request_error`, the field at fault and its code (null
-    in its older checks of a conversation, `refuse_role_fields`)."""
+def refusal(message: str, param: str | None, code: str | None) -> ApiError:
+    """OpenAI's 400 body: its `invalid_request_error`, the field at fault (null for chat's
+    unknown argument, `unknown_arguments`) and its code (null in its older checks of a
+    conversation, `refuse_role_fields`)."""
     error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
     raw = orjson.dumps({"error": error})
     return ApiError(400, "bad_request", message, param, raw=raw)

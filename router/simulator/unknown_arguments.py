@@ -38,9 +38,7 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
-from router.simulator.errors import ApiError
+from router.simulator.openai_shape import refusal
 
 # `CompletionCreateParamsBase` (openai 3.57) and `stream`
 CHAT_ARGUMENTS = frozenset(
@@ -89,7 +87,7 @@ def refuse_unknown_chat(body: dict[str, Any]) -> None:
         return
     plural = "s" if len(names) > 1 else ""
     message = f"Unrecognized request argument{plural} supplied: {', '.join(names)}"
-    raise _refusal(message, None, None)
+    raise refusal(message, None, None)
 
 
 def refuse_unknown_responses(
@@ -99,9 +97,4 @@ def refuse_unknown_responses(
     (`known`: a create's, or `COUNT_ARGUMENTS` for a count)."""
     names = unknown(body, known)
     if names:
-        raise _refusal(f"Unknown parameter: '{names[0]}'.", names[0], "unknown_parameter")
-
-
-def _refusal(message: str, param: str | None, code: str | None) -> ApiError:
-    error = {"message": message, "type": "invalid_request_error", "param": param, "code": code}
-    return ApiError(400, "bad_request", message, param, raw=orjson.dumps({"error": error}))
+        raise refusal(f"Unknown parameter: '{names[0]}'.", names[0], "unknown_parameter")
