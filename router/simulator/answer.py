@@ -43,7 +43,7 @@ from router.simulator.commit_messages import asks_commit_message, commit_message
 from router.simulator.described import alternatives_in
 from router.simulator.dsp_fields import laid_out
 from router.simulator.instances import JSON_OBJECT, structured
-from router.simulator.prompt import Prompt, Reply, ends
+from router.simulator.prompt import Prompt, Reply, ToolCall, ends
 from router.simulator.prompted import asked_json, framed
 from router.simulator.text_only import forbids_tools
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
@@ -83,28 +83,37 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
         return Reply(tool_calls=(tool_call(prompt),))
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
-    calls = bool(prompt.tools) and not prompt.tools_disabled and not prompt.after_tool_result
-    calls = calls and not forbids_tools(prompt)  # "Do NOT call any tools" (`text_only`)
-    calls = calls and not prompt.output_exclusive  # vLLM: JSON, never a call (`Constraint`)
-    call = chosen_call(prompt) if calls else None  # None: a subagent the ask never named
-    calls = call is not None
-    if prompt.output_choice and not calls:
+    call = _unforced_call(prompt)
+    if call is not None:  # OpenAI: an agent's tools before its structured output
+        return Reply(tool_calls=(call,))
+    if prompt.output_choice:
         return Reply(text=prompt.output_choice[0])
-    if not calls and (prompt.output_schema is None or prompt.output_schema is JSON_OBJECT):
+    if prompt.output_schema is None or prompt.output_schema is JSON_OBJECT:
         asked = prompted_json(prompt, rng)
         if asked is not None:
             return Reply(text=asked)
-    if prompt.output_schema is not None and not calls:  # OpenAI: an agent's tools first
+    if prompt.output_schema is not None:
         schema = prompt.output_schema
         return Reply(text=structured(schema, prompt.user, chooser(prompt), named_agent(prompt)))
     if prompt.after_tool_result:
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
-    if call is not None:
-        return Reply(tool_calls=(call,))
     text = _answer_text(prompt, rng, index)
     if fields := legacy_outputs(prompt.user):  # a DSPy 2.x call: in its fields
         return Reply(text=laid_out(fields, text, lambda: prose(rng, 1)))
     return Reply(text=text)
+
+
+def _unforced_call(prompt: Prompt) -> ToolCall | None:
+    """The call the model makes where none is forced (`tool_calls.chosen_call`), None where
+    it answers text instead: no tool offered, tools disabled or just run, a JSON constraint
+    that holds the whole output (vLLM's, `structured.Constraint`), the latest instructions
+    forbidding calls ("Do NOT call any tools", `text_only`), or a subagent's tool first
+    that the ask never named (`delegation`)."""
+    if not prompt.tools or prompt.tools_disabled or prompt.after_tool_result:
+        return None
+    if prompt.output_exclusive or forbids_tools(prompt):
+        return None
+    return chosen_call(prompt)
 
 
 def _answer_text(prompt: Prompt, rng: random.Random, index: int) -> str:
