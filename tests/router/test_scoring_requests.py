@@ -8,7 +8,6 @@ against a router whose backends are the vLLM and cloud simulators."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from typing import Any
 
 import httpx
@@ -17,7 +16,7 @@ import pytest
 from pydantic import TypeAdapter, ValidationError
 
 from router.scoring import echo_asked
-from tests.harness import INSTRUCT, Running, RunningRouter, config_for, router, simulator
+from tests.harness import INSTRUCT, Running, RunningRouter
 
 QUESTIONS = {  # lm-eval's prompts for one multiple-choice task, as captured in review
     "The capital of France is": ["Paris", "Berlin", "Rome"],
@@ -28,23 +27,10 @@ SCORING: dict[str, Any] = {"max_tokens": 1, "logprobs": 1, "echo": True, "temper
 
 
 @pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    """`conftest.py`'s, but the cloud on OpenAI's completions model: the cloud simulator
-    plays OpenAI, whose chat models refuse `/v1/completions`."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model=INSTRUCT) as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    tmp = tmp_path_factory.mktemp("proxy")
-    with router(config_for(backends, tmp, models={"cloud": INSTRUCT})) as running:
-        yield running
+def cloud_model() -> str:
+    """`conftest.py`'s stack, but the cloud on OpenAI's completions model: the cloud
+    simulator plays OpenAI, whose chat models refuse `/v1/completions`."""
+    return INSTRUCT
 
 
 @pytest.fixture

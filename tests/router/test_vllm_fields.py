@@ -29,7 +29,6 @@ from tests.harness import (
     router,
     scrape,
     sdk,
-    simulator,
 )
 from tests.resilience.conftest import FAST, circuit, ledger_row, until
 
@@ -44,23 +43,10 @@ MODELS = {"cloud": INSTRUCT}
 
 
 @pytest.fixture(scope="module")
-def backends() -> Iterator[dict[str, Running]]:
-    """`conftest.py`'s, but the cloud on OpenAI's completions model, so that it serves
+def cloud_model() -> str:
+    """`conftest.py`'s stack, but the cloud on OpenAI's completions model, so that it serves
     completions too: the cloud simulator plays OpenAI, whose chat models refuse them."""
-    with (
-        simulator(profile="vllm", model="local-model") as local,
-        simulator(profile="cloud", model=INSTRUCT) as cloud,
-    ):
-        yield {"local": local, "cloud": cloud}
-
-
-@pytest.fixture(scope="module")
-def proxy(
-    backends: dict[str, Running], tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[RunningRouter]:
-    tmp = tmp_path_factory.mktemp("proxy")
-    with router(config_for(backends, tmp, models=MODELS)) as running:
-        yield running
+    return INSTRUCT
 
 
 def held(text: str, constraint: dict[str, Any]) -> bool:
