@@ -14,11 +14,11 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
 from tests.recorded import FIXTURES, loader
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 opencommit = loader(FIXTURES / "opencommit-3.3.10")
@@ -43,7 +43,7 @@ TITLES = [
 def answers(sim: SimThread, body: dict[str, Any], n: int = 1) -> list[str]:
     """The texts of the simulator's `n` choices for a recorded chat body, sent as the
     client sent it, through the openai SDK."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    sdk = client(sim)
     reply = sdk.chat.completions.create(**(body | {"model": MODEL, "n": n}))
     return [choice.message.content or "" for choice in reply.choices]
 

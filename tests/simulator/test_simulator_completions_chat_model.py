@@ -12,6 +12,7 @@ import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.simulator.calls import client
 
 REFUSED = {
     "message": "This is a chat model and not supported in the v1/completions endpoint. "
@@ -22,19 +23,15 @@ REFUSED = {
 }
 
 
-def _sdk(sim: SimThread) -> openai.OpenAI:
-    return openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
-
-
 @pytest.mark.parametrize("stream", [False, True])
 def test_a_chat_model_refuses_completions_as_openai_does(
     start_sim: Callable[..., SimThread], stream: bool
 ) -> None:
     sim = start_sim(profile="cloud", model="gpt-4o-mini")
     with pytest.raises(openai.NotFoundError) as refused:
-        _sdk(sim).completions.create(model="gpt-4o-mini", prompt="Once upon", stream=stream)
+        client(sim).completions.create(model="gpt-4o-mini", prompt="Once upon", stream=stream)
     assert refused.value.body == REFUSED
-    done = _sdk(sim).chat.completions.create(
+    done = client(sim).chat.completions.create(
         model="gpt-4o-mini", messages=[{"role": "user", "content": "Once upon"}]
     )
     assert done.choices[0].message.content  # chat it serves
@@ -42,14 +39,14 @@ def test_a_chat_model_refuses_completions_as_openai_does(
 
 @pytest.mark.parametrize("model", ["gpt-3.5-turbo-instruct", "davinci-002", "babbage-002"])
 def test_a_completions_model_serves_them(start_sim: Callable[..., SimThread], model: str) -> None:
-    done = _sdk(start_sim(profile="cloud", model=model)).completions.create(
+    done = client(start_sim(profile="cloud", model=model)).completions.create(
         model=model, prompt="Once upon", max_tokens=3
     )
     assert done.choices[0].text
 
 
 def test_vllm_serves_completions_for_any_model(start_sim: Callable[..., SimThread]) -> None:
-    done = _sdk(start_sim(profile="vllm", model="gpt-4o-mini")).completions.create(
+    done = client(start_sim(profile="vllm", model="gpt-4o-mini")).completions.create(
         model="gpt-4o-mini", prompt="Once upon", max_tokens=3
     )
     assert done.choices[0].text

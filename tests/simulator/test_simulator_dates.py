@@ -13,17 +13,17 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 
 
 def said(sim: SimThread, ask: str) -> str:
     """The text of the simulator's chat answer to `ask`, through the openai SDK."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    sdk = client(sim)
     reply = sdk.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": ask}])
     return reply.choices[0].message.content or ""
 

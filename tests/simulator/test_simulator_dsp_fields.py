@@ -12,11 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
 from tests.recorded import FIXTURES, loader
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 storm = loader(FIXTURES / "storm-1.1.1")
@@ -25,7 +25,7 @@ QUESTION = "\n\nQuestion: "  # the output after AskQuestionWithPersona's rationa
 
 def answer(sim: SimThread, body: dict[str, Any]) -> str:
     """The simulator's reply to a recorded chat body, sent as the client sent it."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    sdk = client(sim)
     reply = sdk.chat.completions.create(**(body | {"model": MODEL}))
     return reply.choices[0].message.content or ""
 

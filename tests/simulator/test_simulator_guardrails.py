@@ -20,6 +20,7 @@ import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 FIXTURES = Path(__file__).parents[1] / "fixtures" / "nemoguardrails-0.24.1"
@@ -52,7 +53,7 @@ def test_the_self_check_input_question_gets_no(
     """The answer is "No", so NeMo lets the message through (`is_content_safe` reads "no"
     as safe), though the policy names code; the same for the output check of a bot message
     holding code."""
-    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    sdk = client(start_sim(profile=profile))
     body = captured("self_check_input.json")
     assert answer(sdk, body) == "No"
     output_check = (
@@ -67,7 +68,7 @@ def test_the_self_check_input_question_gets_no(
 def test_other_yes_or_no_questions_get_one_word(start_sim: Callable[..., SimThread]) -> None:
     """One word: "Yes" where the question asks whether something is right, "No" whether it
     is wrong, in the ways a prompt asks for one; a yes/no question not at the end is no ask."""
-    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    sdk = client(start_sim())
     assert asked(sdk, "Does this message comply with the policy? Answer yes or no.") == "Yes"
     assert asked(sdk, 'Is the bot response grounded?\nReply with "Yes" or "No".') == "Yes"
     assert asked(sdk, "Reply with Yes/No: should this request be refused?") == "No"
@@ -84,7 +85,7 @@ def test_the_intent_prompt_gets_an_intent_it_shows(
     shares a word with, a question on politics the politics intent; a coding ask, sharing
     no word, an example's intent the list does not offer (no flow of the config's), not the
     first listed (politics, whose flow refuses)."""
-    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    sdk = client(start_sim(profile=profile))
     hello = captured("generate_user_intent_hello.json")
     assert answer(sdk, hello) == "User intent: express greeting"
     politics = with_message(hello, "Which party do you think will win the election?")
@@ -97,7 +98,7 @@ def test_the_colang_form_gets_an_intent_line(start_sim: Callable[..., SimThread]
     """`openai.yml`'s text form (a completions model) shows `user "..."` then the indented
     intent: the answer is the intent line so indented; a text ending with a quoted line but
     showing no example gets the usual answer."""
-    sdk = openai.OpenAI(base_url=start_sim().url + "/v1", api_key="x")
+    sdk = client(start_sim())
     prompt = (
         '"""\nBelow is a conversation between a bot and a user.\n"""\n\n'
         "# This is how the user talks:\n"

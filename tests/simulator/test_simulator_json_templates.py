@@ -16,10 +16,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 OPERATIONS = ("ADD", "UPDATE", "DELETE", "NONE")
@@ -48,7 +48,7 @@ DECISION = (
 
 def said(sim: SimThread, content: str, **extra: Any) -> str:
     """The text of the simulator's chat answer to one user turn, through the openai SDK."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    sdk = client(sim)
     messages: Any = [{"role": "user", "content": content}]
     reply = sdk.chat.completions.create(model=MODEL, messages=messages, **extra)
     return reply.choices[0].message.content or ""

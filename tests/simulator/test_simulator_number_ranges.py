@@ -15,10 +15,10 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-import openai
 import pytest
 
 from router.simulator import SimThread
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 # paper-qa's citation inference (`citation_prompt`) over a paper's first chunk
@@ -110,7 +110,7 @@ JSON_USER = (
 
 def said(sim: SimThread, messages: list[dict[str, str]], **extra: Any) -> str:
     """The text of the simulator's chat answer to `messages`, through the openai SDK."""
-    sdk = openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+    sdk = client(sim)
     reply = sdk.chat.completions.create(model=MODEL, messages=messages, **extra)  # type: ignore[arg-type]
     return reply.choices[0].message.content or ""
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 
-import openai
 import pytest
 
 from router.simulator import SimThread
 from router.simulator.prompted import asked_json
 from tests import recorded
+from tests.simulator.calls import client
 
 MODEL = "tiny"
 FIXTURES = recorded.FIXTURES / "mem0ai-2.2.1"
@@ -34,7 +34,7 @@ def test_mem0s_extraction_gets_memories_in_its_examples_shape(
     """The whole content is JSON with the one key "memory": two or three objects of the
     example's first one's keys, each a string `text` and `attributed_to`, which mem0 keeps
     (`mem0/memory/main.py` reads those two). The same body gets the same answer."""
-    sdk = openai.OpenAI(base_url=start_sim(profile=profile).url + "/v1", api_key="x")
+    sdk = client(start_sim(profile=profile))
     body = recorded.body(FIXTURES / name) | {"model": MODEL}
     assert body["response_format"] == {"type": "json_object"}
     content = sdk.chat.completions.create(**body).choices[0].message.content or ""
