@@ -1,5 +1,6 @@
-"""What the simulator's tool-call tests share: an openai SDK client of a simulator, a chat
-tool of one required string field, and the one call a reply makes, read back."""
+"""What the simulator's tests through the openai SDK share: a client of a simulator, the text
+of its chat answer, a chat tool of one required string field, and the one call a reply
+makes, read back."""
 
 from __future__ import annotations
 
@@ -14,6 +15,19 @@ from router.simulator import SimThread
 def client(sim: SimThread) -> openai.OpenAI:
     """The official openai SDK against `sim`, no retries (a refusal is seen, not retried)."""
     return openai.OpenAI(base_url=sim.url + "/v1", api_key="x", max_retries=0)
+
+
+def said(sim: SimThread, ask: str | list[dict[str, Any]], **fields: Any) -> str:
+    """The text of `sim`'s chat answer to `ask` (a string: one user turn; else the
+    messages), with the request's other `fields`."""
+    messages = [{"role": "user", "content": ask}] if isinstance(ask, str) else ask
+    reply = client(sim).chat.completions.create(model="tiny", messages=messages, **fields)
+    return reply.choices[0].message.content or ""
+
+
+def no_sum(text: str) -> bool:
+    """Whether an answer works no sum: no `Computing` line, no `\\boxed` result."""
+    return "boxed" not in text and "Computing" not in text
 
 
 def string_tool(name: str, field: str, description: str | None = None) -> dict[str, Any]:

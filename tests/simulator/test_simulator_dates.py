@@ -16,20 +16,7 @@ from collections.abc import Callable
 import pytest
 
 from router.simulator import SimThread
-from tests.simulator.calls import client
-
-MODEL = "tiny"
-
-
-def said(sim: SimThread, ask: str) -> str:
-    """The text of the simulator's chat answer to `ask`, through the openai SDK."""
-    sdk = client(sim)
-    reply = sdk.chat.completions.create(model=MODEL, messages=[{"role": "user", "content": ask}])
-    return reply.choices[0].message.content or ""
-
-
-def no_sum(text: str) -> bool:
-    return "boxed" not in text and "Computing" not in text
+from tests.simulator.calls import no_sum, said
 
 
 @pytest.mark.parametrize(

@@ -19,9 +19,8 @@ from typing import Any
 import pytest
 
 from router.simulator import SimThread
-from tests.simulator.calls import client
+from tests.simulator.calls import said
 
-MODEL = "tiny"
 OPERATIONS = ("ADD", "UPDATE", "DELETE", "NONE")
 # cipher 0.3.0's DECISION_PROMPT (`memory_operation.ts`) as it sent it, a fact filled in
 DECISION = (
@@ -44,14 +43,6 @@ DECISION = (
     '{ "operation": "ADD|UPDATE|DELETE|NONE", "confidence": 0.0-1.0, '
     '"targetMemoryId": "id-if-updating-or-deleting-or-none" }'
 )
-
-
-def said(sim: SimThread, content: str, **extra: Any) -> str:
-    """The text of the simulator's chat answer to one user turn, through the openai SDK."""
-    sdk = client(sim)
-    messages: Any = [{"role": "user", "content": content}]
-    reply = sdk.chat.completions.create(model=MODEL, messages=messages, **extra)
-    return reply.choices[0].message.content or ""
 
 
 def number(value: Any) -> bool:

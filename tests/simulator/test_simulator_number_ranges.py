@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from typing import Any
 
 import pytest
 
 from router.simulator import SimThread
-from tests.simulator.calls import client
+from tests.simulator.calls import no_sum, said
 
-MODEL = "tiny"
 # paper-qa's citation inference (`citation_prompt`) over a paper's first chunk
 CITATION = (
     "Provide the citation for the following text in MLA Format. Do not write an introductory "
@@ -108,19 +106,8 @@ JSON_USER = (
 )
 
 
-def said(sim: SimThread, messages: list[dict[str, str]], **extra: Any) -> str:
-    """The text of the simulator's chat answer to `messages`, through the openai SDK."""
-    sdk = client(sim)
-    reply = sdk.chat.completions.create(model=MODEL, messages=messages, **extra)  # type: ignore[arg-type]
-    return reply.choices[0].message.content or ""
-
-
 def user(content: str) -> dict[str, str]:
     return {"role": "user", "content": content}
-
-
-def no_sum(text: str) -> bool:
-    return "boxed" not in text and "Computing" not in text
 
 
 @pytest.mark.parametrize("profile", ["vllm", "cloud"])
