@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import System, one_text
+from classifier.message import System, one_text, role
 
 # `_SUMMARY_PREFIX` (pydantic-ai-harness), before the summary in the system prompt
 SUMMARY_OPENING = "Summary of previous conversation:\n\n"
@@ -95,7 +95,7 @@ def side_requests(messages: Sequence[Any], system: System) -> bool:
 def _summarizes(messages: Sequence[Any], system: System) -> bool:
     """Whether `messages` are the compaction's summarizer request: its instructions as the
     system message, then one user message opening with its template."""
-    if len(messages) != 2 or not _user(messages[1]) or system.prompt != SUMMARIZER_SYSTEM:
+    if len(messages) != 2 or role(messages[1]) != "user" or system.prompt != SUMMARIZER_SYSTEM:
         return False
     text = one_text(messages[1])
     return text is not None and text.startswith(SUMMARIZER_OPENING)
@@ -119,7 +119,7 @@ def title_ask(message: object, messages: Sequence[Any], system: System) -> objec
 def _digest_ask(message: object, system: System) -> str | None:
     """The first user entry of the title request's digest in `message`, up to the next
     entry; None when `message` is no such request's (its system prompt `system`)."""
-    if not _user(message) or not (system.prompt or "").startswith(TITLE_SYSTEM):
+    if role(message) != "user" or not (system.prompt or "").startswith(TITLE_SYSTEM):
         return None
     text = one_text(message)
     if text is None or len(text) > _DIGEST_WITHIN:
@@ -137,7 +137,3 @@ def _digest_ask(message: object, system: System) -> str | None:
     end = _ENTRY.search(digest, start)
     ask = digest[start : end.start() if end else len(digest)]
     return ask if ask.strip() else None
-
-
-def _user(message: object) -> bool:
-    return isinstance(message, dict) and message.get("role") == "user"

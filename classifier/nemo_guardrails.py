@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import AskPair, ask_pair, one_text, per_text
+from classifier.message import AskPair, ask_pair, one_text, per_text, role
 
 # The text prompts' opening (`general.yml:15`) and their headings (`general.yml:19,25`)
 OPENING = '"""\n'
@@ -99,7 +99,7 @@ def task_ask(message: object, messages: Sequence[Any]) -> object:
 def _one_text(messages: Sequence[Any]) -> tuple[str, str] | None:
     """`_text_asks` of the one user message of `messages`; None for any other."""
     message = messages[0]
-    if not isinstance(message, dict) or message.get("role") != "user":
+    if role(message) != "user":
         return None
     text = one_text(message)
     return _text_asks(text) if text is not None and text.startswith(OPENING) else None
@@ -192,7 +192,7 @@ def _chat_asks(messages: Sequence[Any]) -> AskPair | None:
     message."""
     sample = current = -1
     for index, message in enumerate(messages[:CHAT_MESSAGES]):
-        if isinstance(message, dict) and message.get("role") == "system":
+        if role(message) == "system":
             content = message.get("content")
             if content == CHAT_SAMPLE and sample < 0:
                 sample = index
@@ -210,11 +210,11 @@ def _chat_asks(messages: Sequence[Any]) -> AskPair | None:
     if not all(_same(messages[sample + 1 + i], messages[start + i]) for i in range(count)):
         return None
     history = range(start + count, len(messages))
-    first = next((i for i in history[:CHAT_MESSAGES] if _role(messages[i]) == "user"), None)
+    first = next((i for i in history[:CHAT_MESSAGES] if role(messages[i]) == "user"), None)
     if first is None:
         return None
     back = reversed(history[-SCAN_ROLES:])
-    latest = next((i for i in back if _role(messages[i]) == "user"), first)
+    latest = next((i for i in back if role(messages[i]) == "user"), first)
     return AskPair(messages[first], messages[max(first, latest)])
 
 
@@ -223,7 +223,7 @@ def _repeated(sample: Sequence[Any]) -> int | None:
     (`SAMPLE_TURNS` + 1)th user message; None for a sample of fewer."""
     seen = 0
     for index, message in enumerate(sample):
-        if _role(message) == "user":
+        if role(message) == "user":
             seen += 1
             if seen > SAMPLE_TURNS:
                 return index
@@ -235,10 +235,6 @@ def _same(sample: object, repeated: object) -> bool:
     return (
         isinstance(sample, dict)
         and isinstance(repeated, dict)
-        and _role(sample) == _role(repeated)
+        and role(sample) == role(repeated)
         and sample.get("content") == repeated.get("content")
     )
-
-
-def _role(message: object) -> str:
-    return message.get("role", "") if isinstance(message, dict) else ""

@@ -50,7 +50,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import System, one_text
+from classifier.message import System, one_text, role
 from classifier.templates import fills, fixed_parts
 
 # The marker before the question in every template that quotes it
@@ -183,13 +183,13 @@ def passed_over(messages: Sequence[Any], index: int, system: System) -> bool:
 def _question(message: object, messages: Sequence[Any], system: System) -> str | None:
     """The question of `message` when it is the user message of paper-qa's summary or answer
     request `messages` (after its retry too: `passed_over`); None for any other."""
-    if not isinstance(message, dict) or message.get("role") != "user":
+    if role(message) != "user":
         return None
     if len(messages) == 3 and passed_over(messages, 2, system):  # its retry: read its first try
         messages = messages[:2]
     if not messages or messages[-1] is not message or len(messages) > 2:
         return None
-    if len(messages) == 2 and not _system_message(messages[0]):
+    if len(messages) == 2 and role(messages[0]) != "system":
         return None
     text = one_text(message)
     if text is None:
@@ -209,10 +209,6 @@ def _question(message: object, messages: Sequence[Any], system: System) -> str |
 def _json(prompt: str | None) -> bool:
     """Whether `prompt` is the JSON summary's system prompt (either of `_SYSTEMS`)."""
     return prompt is not None and any(fills(prompt, parts) for parts in _SYSTEMS)
-
-
-def _system_message(message: object) -> bool:
-    return isinstance(message, dict) and message.get("role") == "system"
 
 
 def _before_tail(text: str, end: int, tail: tuple[str, ...]) -> str | None:
