@@ -67,15 +67,8 @@ from classifier import (
 )
 from classifier.greeting import Greetings, greets_once
 from classifier.harness import has_words, turn_asks
-from classifier.message import SCAN_MESSAGES, System, read_system, scanned_texts
+from classifier.message import SCAN_MESSAGES, SCAN_ROLES, System, read_system, scanned_texts
 
-# How far back the latest user message is looked for, by role alone (50-90 ns a message:
-# 0.2-0.35 ms at the bound on the build machine, docs/benchmarks.md, a tenth or less of
-# what parsing those messages' JSON took). An agent's tool loop adds two or more messages a
-# round and runs hundreds of rounds: at 64, the ask was lost after 32 and the first message
-# decided alone. 4,096 is ~2,000 rounds, more than a 200k-token window holds at ~100 tokens
-# a round; beyond it, the first user message decides alone, as it did past 64.
-SCAN_ROLES = 4096
 # Whose fixed user message one is (`_fixed`): a coding agent's, an agent framework's, or a
 # framework's tool result (`classifier.frameworks.tool_result`), its ask before it the latest
 _Own = Literal["agent", "framework", "result"] | None

@@ -61,7 +61,7 @@ from itertools import islice
 from typing import Any, NamedTuple
 
 from classifier.clip import HEAD_BYTES, TAIL_BYTES
-from classifier.message import System, opening_text, per_text
+from classifier.message import SCAN_ROLES, System, opening_text, per_text
 from classifier.tool_choice import named_function
 
 # `system.jinja` with an agent's `agent.jinja` (indented four spaces) inside
@@ -133,9 +133,6 @@ END_TURN_TOOLS = (
     (re.compile(r"EndTurn"), "Ends the current turn."),
 )
 SCAN_TOOLS = 64  # of a request's tools, read for its end-turn tool
-# How far back the latest user message is looked for (by role alone), for `fixed_form`: a
-# task's tool loop adds two messages a round
-SCAN_ROLES = 4096
 
 
 class Task(NamedTuple):

@@ -34,6 +34,15 @@ T = TypeVar("T")
 # How many of a request's first messages are read for its first user message, and for its
 # first ask (`classifier.asks.first_ask`): bounded, however long the conversation.
 SCAN_MESSAGES = 64
+# How far back a request's latest user message is looked for, by role alone: by the asks'
+# reader (`classifier.asks`) and Marvin's and NeMo Guardrails' readers, which each had a copy
+# of it (found in review). 50-90 ns a message: 0.2-0.35 ms at the bound on the build
+# machine (docs/benchmarks.md), a tenth or less of what parsing those messages' JSON took. An
+# agent's tool loop adds two or more messages a round and runs hundreds of rounds: at 64, the
+# ask was lost after 32 and the first message decided alone. 4,096 is ~2,000 rounds, more
+# than a 200k-token window holds at ~100 tokens a round; beyond it, the first user message
+# decides alone, as it did past 64.
+SCAN_ROLES = 4096
 # How many of a message's parts are read: all of them up to 16, else the first and the last
 # 8 (`scanned_parts`), however many images a message carries.
 SCAN_PARTS = 16

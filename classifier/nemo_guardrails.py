@@ -45,7 +45,7 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import AskPair, ask_pair, one_text, per_text, role
+from classifier.message import SCAN_ROLES, AskPair, ask_pair, one_text, per_text, role
 
 # The text prompts' opening (`general.yml:15`) and their headings (`general.yml:19,25`)
 OPENING = '"""\n'
@@ -71,9 +71,8 @@ HEAD_WITHIN = 262_144
 TURN_WITHIN = 65_536
 # How many messages of a chat prompt are read for its headings (its examples come first),
 # and for its history's first user message; its latest is looked for as far back as a chat's
-# (`SCAN_ROLES`, by role alone)
+# (`classifier.message.SCAN_ROLES`, by role alone)
 CHAT_MESSAGES = 512
-SCAN_ROLES = 4096
 
 
 def dialog_asks(messages: Sequence[Any]) -> AskPair | None:

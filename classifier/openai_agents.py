@@ -55,7 +55,7 @@ _TEXT_PARTS = ("input_text", "text", "output_text")
 _SYSTEMS = 4
 # How far into the history the first user line is looked for, and how far back from its end
 # the latest: past both, a user line between them is not read (the latest read is then the
-# last one found before), as a message past `classifier.asks.SCAN_ROLES` is not
+# last one found before), as a message past `classifier.message.SCAN_ROLES` is not
 WITHIN = 65_536
 
 

@@ -73,7 +73,7 @@ from classifier import (
     vanna,
 )
 from classifier.ask_text import content_text, read_ask, read_in_part
-from classifier.asks import SCAN_ROLES, Asks, user_messages
+from classifier.asks import Asks, user_messages
 from classifier.file_tools import reaches_files
 from classifier.fixed import (
     AGENT_CHOICE_READING,
@@ -95,7 +95,7 @@ from classifier.fixed import (
     TOOL_STEP_READING,
     Fixed,
 )
-from classifier.message import System, read_system
+from classifier.message import SCAN_ROLES, System, read_system
 from classifier.side_request import side_request
 from classifier.templates import judged_text
 from classifier.tool_choice import forced, legacy_tools

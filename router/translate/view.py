@@ -29,10 +29,9 @@ from itertools import islice
 from typing import Any
 
 from classifier.aider import is_aiders
-from classifier.asks import SCAN_ROLES
 from classifier.claude_code_turns import own_turn, typed
 from classifier.harness import has_words, turn_asks
-from classifier.message import SCAN_MESSAGES
+from classifier.message import SCAN_MESSAGES, SCAN_ROLES
 from classifier.toolset import SCAN_TOOLS, scanned_tools
 from router.record import Api
 from router.scoring import scores_prompt

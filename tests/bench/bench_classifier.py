@@ -60,7 +60,7 @@ def agent_request(turns: int, words_per_turn: int, agent: int = 0) -> dict[str, 
 def tool_loop(rounds: int) -> dict[str, Any]:
     """An agent deep in its tool loop: the ask, then `rounds` calls and their results, so the
     latest user message is 2 x `rounds` messages back (found by role alone, up to
-    `classifier.asks.SCAN_ROLES`; past that the first user message decides)."""
+    `classifier.message.SCAN_ROLES`; past that the first user message decides)."""
     messages: list[dict[str, Any]] = [
         {"role": "system", "content": "You are a careful coding agent. " * 100},
         {"role": "user", "content": "Rename every .txt file in data/ to .md and fix the tests."},

@@ -15,11 +15,11 @@ from hypothesis import strategies as st
 
 from classifier import INTENTS, classify, decision, explain
 from classifier.ask_text import content_text
-from classifier.asks import SCAN_ROLES
 from classifier.clip import HEAD_BYTES, TAIL_BYTES, clip
 from classifier.corpus import Example
 from classifier.evaluation import body as body_of
 from classifier.features import HEAD_TOKENS, TAIL_TOKENS, features, text_features, tokens
+from classifier.message import SCAN_ROLES
 from classifier.request import SYSTEM_CHARS, view
 from classifier.toolset import TOOL_CHARS
 from classifier.train import fit
