@@ -21,6 +21,7 @@ from classifier.paper_qa import (
     QUESTION_SPAN,
     RETRY_OPENING,
     SUMMARY,
+    SUMMARY_JSON_MULTIMODAL_SYSTEM,
     SUMMARY_JSON_SYSTEM,
 )
 from classifier.request import view
@@ -91,6 +92,19 @@ def test_the_excerpt_does_not_route_a_summary(excerpt: str) -> None:
         message["content"] = message["content"].replace(EXCERPT, excerpt)
         assert view(body).latest == QUESTION
         assert classify(body) == classify(captured(name))
+
+
+def test_the_multimodal_summary_is_read_by_its_question() -> None:
+    """paper-qa's JSON summary under its multimodal system prompt (a chunk with images,
+    `summary_json_multimodal_system_prompt`) is read by its question as the text one is, a
+    math question's too; the module reads it, and no recorded body held it."""
+    multimodal = SUMMARY_JSON_MULTIMODAL_SYSTEM.replace("{summary_length}", "about 100 words")
+    body = recorded.with_system(captured("summary-json.json"), multimodal)
+    assert view(body).latest == QUESTION
+    assert classify(body) == classify(captured("summary-json.json"))
+    math = recorded.with_system(asked("summary-json.json", MATH), multimodal)
+    assert view(math).latest == MATH
+    assert classify(math).label == "math"
 
 
 def test_the_retry_is_read_as_its_first_try() -> None:
