@@ -12,9 +12,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import anthropic
 import openai
 import pytest
 
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
 from tests.harness import Running, RunningRouter
 
 CODE = "Write a Python function that reverses a linked list, with unit tests."  # local first
@@ -105,3 +107,35 @@ def test_a_message_naming_its_backend_already_is_named_once(
     error = failed(proxy, CODE)
     assert error.status_code == 502 and error.response.headers["x-smf-backend"] == "local"
     assert message(error).startswith("local: ") and not message(error).startswith("local: local")
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+@pytest.mark.parametrize("api", ["chat", "messages"])
+def test_every_api_names_the_5xx_told(
+    proxy: RunningRouter, faults: Any, api: str, stream: bool
+) -> None:
+    """Both backends' 502s, asked for on either API, streamed or not: the header names the
+    backend whose error is told, as the message's first words do, though none served (the
+    record's `backend` stays empty: docs/ledger.md). A live review with the Claude Agent SDK
+    read `x-smf-backend: local` on such a 502 as a backend that served; it is the backend
+    whose error it is (README, docs/dispatch.md), on each path alike."""
+    faults(local="server_error:502", cloud="server_error:502")
+    ask = [{"role": "user", "content": CODE}]
+    error: openai.APIStatusError | anthropic.APIStatusError
+    if api == "chat":
+        with pytest.raises(openai.APIStatusError) as told:
+            openai_client(proxy).chat.completions.create(
+                model="auto", max_tokens=20, messages=ask, stream=stream
+            )
+        error = told.value
+    else:
+        with pytest.raises(anthropic.APIStatusError) as said:
+            anthropic_client(proxy).messages.create(
+                model="auto", max_tokens=20, messages=ask, stream=stream
+            )
+        error = said.value
+    body: Any = error.body
+    words = str(body["error"]["message"] if "error" in body else body["message"])
+    assert error.status_code == 502 and error.response.headers["x-smf-attempts"] == "2"
+    assert error.response.headers["x-smf-backend"] == "local"
+    assert words.startswith("local: Bad Gateway; cloud: ")
