@@ -26,6 +26,10 @@ anthropics/claude-code#68900). A backend that speaks Messages itself gets it as 
 A prefill (a last turn of the assistant's text) is continued on vLLM alone (`prefill=True`,
 `router.translate.prefill`).
 
+A tool search's deferred tools (`defer_loading`) are offered once a `tool_reference` in the
+history loaded them, and a reference is a line of text ("Tool loaded: NAME"; the
+classifier's view has neither change: `router.translate.tool_search`).
+
 `cache_control` (Claude Code's prompt-cache breakpoints) is chat's only for a backend that
 hands it back to Anthropic (`cache=True`: litellm reads it on the system's and the user's
 text parts, on tools and on tool messages); vLLM and OpenAI-compatible servers may refuse a
@@ -42,6 +46,7 @@ import orjson
 from router.translate.after_results import after_tool_results, held
 from router.translate.attribution import is_attribution
 from router.translate.prefill import CONTINUE, prefilled
+from router.translate.tool_search import offered, reference_part
 from router.translate.wire import MAX_TOKENS, streamed
 
 _TOOL_CHOICE = {"auto": "auto", "any": "required", "none": "none"}
@@ -55,13 +60,15 @@ def to_chat(
     cache: bool = False,
     joined: bool = True,
     prefill: bool = False,
+    every_tool: bool = False,
 ) -> dict[str, Any]:
     """The chat body for a Messages body; `stream` asks for the usage chunk too;
     `placeholders=False` puts a textless file part where a document's placeholder would go;
     `cache=True` keeps the blocks' `cache_control` (see the module's docstring);
     `joined=False` keeps a user turn's text blocks as text parts rather than one text (the
     classifier's view: it reads each block as the agent wrote it); `prefill=True` asks the
-    backend (vLLM) to continue a final assistant turn of text."""
+    backend (vLLM) to continue a final assistant turn of text; `every_tool=True` offers the
+    deferred tools no tool search loaded too (the classifier's view: the toolset sent)."""
     messages: list[dict[str, Any]] = []
     system = _system(body.get("system"), cache)
     if system:
@@ -81,7 +88,9 @@ def to_chat(
             out[key] = body[key]
     if body.get("stop_sequences"):
         out["stop"] = body["stop_sequences"]
-    tools = [_cached(_tool(t), t, cache) for t in body.get("tools") or () if _is_client_tool(t)]
+    given = [t for t in body.get("tools") or () if _is_client_tool(t)]
+    given = given if every_tool else offered(given, body.get("messages"))
+    tools = [_cached(_tool(t), t, cache) for t in given]
     if tools:
         out["tools"] = tools
     _tool_choice(body.get("tool_choice"), out)
@@ -237,7 +246,8 @@ def _assistant(blocks: list[dict[str, Any]]) -> dict[str, Any]:
 
 def _tool_result(block: dict[str, Any], placeholders: bool) -> dict[str, Any]:
     """A tool message: a tool result's text, with its search results' and documents' as
-    `_user_part` gives them (they vanished, found in review); its images follow it."""
+    `_user_part` gives them (they vanished, found in review) and a tool search's references
+    as lines (`tool_search`); its images follow it."""
     content = block.get("content")
     if isinstance(content, list):
         parts = [
@@ -281,6 +291,8 @@ def _user_part(block: dict[str, Any], placeholders: bool = True) -> dict[str, An
     if kind == "search_result":  # a retrieved passage for the model: it vanished (review)
         head = _labelled(("Search result", block.get("title")), ("Source", block.get("source")))
         return {"type": "text", "text": _headed(head, text_of(block.get("content")))}
+    if kind == "tool_reference":  # a tool search's, in a tool result (`tool_search`)
+        return reference_part(block)
     return None
 
 

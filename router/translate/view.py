@@ -54,7 +54,8 @@ def chat_view(api: Api, body: dict[str, Any]) -> dict[str, Any]:
         return {"messages": [{"role": "user", "content": prompt}]}
     if api == "messages":
         bounded = _bounded(body, "messages")
-        view = anthropic_request.to_chat(bounded, placeholders=False, joined=False)
+        # every tool sent, loaded by a tool search or not: the classifier reads the toolset
+        view = anthropic_request.to_chat(bounded, placeholders=False, joined=False, every_tool=True)
     else:
         bounded = _bounded(body, "input")  # the view reads no stored state
         readable = responses_request.without_server_state(bounded)

@@ -1,0 +1,60 @@
+"""A tool search's deferred tools, for a chat backend. Pure.
+
+Anthropic's tool search: a tool sent with `defer_loading: true` is not shown to the model
+until a search loads it, and a custom (client-side) search loads tools by answering with a
+`tool_result` whose content holds `{"type": "tool_reference", "tool_name": ...}` blocks; the
+API expands each reference, wherever it stands in the history, into the tool's definition
+(its server-side search answers with a `tool_search_tool_result` of such references). From
+2.1.337 on Claude Code defers MCP tools (the Agent SDK's in-process ones among them) and
+some of its own behind its `ToolSearch` tool, which answers so.
+
+Chat has neither the flag nor the block. The translation dropped a reference, so the model
+got an empty tool message and never learnt what its search had loaded, and it offered every
+deferred tool as an ordinary function (found live, Claude Agent SDK 0.2.190). Here:
+
+- a reference becomes a line the model reads in its tool message, "Tool loaded: NAME";
+- a deferred tool is offered once a reference in the history names it, as Anthropic shows
+  it (the tools without the flag always are). Claude Code's `DeferredToolPlaceholder`
+  ("Reserved placeholder that keeps deferred tool loading active; never call this tool.",
+  deferred itself) is named by no reference, so it is not offered: a chat model got it as
+  one more function it could call.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+LOADED = "Tool loaded: %s"
+
+
+def reference_part(block: dict[str, Any]) -> dict[str, Any] | None:
+    """The text part for a `tool_reference` block (None without a tool name)."""
+    name = block.get("tool_name")
+    return {"type": "text", "text": LOADED % name} if isinstance(name, str) and name else None
+
+
+def offered(tools: list[dict[str, Any]], messages: Any) -> list[dict[str, Any]]:
+    """The `tools` the model may call: a deferred one only once the history (`messages`)
+    loaded it. The history is read only when a tool is deferred."""
+    if not any(t.get("defer_loading") is True for t in tools):
+        return tools
+    names = set(_referenced(messages if isinstance(messages, list) else ()))
+    return [t for t in tools if t.get("defer_loading") is not True or t.get("name") in names]
+
+
+def _referenced(messages: Iterable[Any]) -> Iterator[Any]:
+    """The tool names of the history's references: in a tool result's content (a custom
+    search's) and in a server tool search's result."""
+    for message in messages:
+        content = message.get("content") if isinstance(message, dict) else None
+        for block in content if isinstance(content, list) else ():
+            if not isinstance(block, dict):
+                continue
+            inner = block.get("content")
+            if block.get("type") == "tool_search_tool_result" and isinstance(inner, dict):
+                inner = inner.get("tool_references")
+            if block.get("type") in ("tool_result", "tool_search_tool_result"):
+                for ref in inner if isinstance(inner, list) else ():
+                    if isinstance(ref, dict) and ref.get("type") == "tool_reference":
+                        yield ref.get("tool_name")
