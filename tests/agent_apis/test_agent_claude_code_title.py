@@ -6,8 +6,10 @@ the session's `X-Claude-Code-Session-Id`. Read whole it was writing 0.39 for "Tr
 'good morning, how are you?' into French.", went to the cloud, finished first and pinned
 the session: its coding turns were served by the cloud, `reason: sticky` (found in a live
 review). Both bodies are the ones Claude Code sent in that session, trimmed
-(`tests/fixtures/claude-code-2.1.197.md`); real sockets, the simulators as backends, the
-official `anthropic` SDK as Claude Code sends them (streamed, read to the end).
+(`tests/fixtures/claude-code-2.1.197.md`); 2.1.337 reworded the title request, and its
+recorded one (`tests/fixtures/claude-code-2.1.337.md`) is sent beside the same turn; real
+sockets, the simulators as backends, the official `anthropic` SDK as Claude Code sends them
+(streamed, read to the end).
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ KEYS = {"claude-code": "sk-claude-code-title-4b7e"}
 KEY = KEYS["claude-code"]
 SESSION = "x-claude-code-session-id"
 ASK = "Translate 'good morning, how are you?' into French."
+# Each version's recorded title request, and the ask its session was started with
+RECORDED = {
+    "2.1.197": (FIXTURES / "title.json", ASK),
+    "2.1.337": (
+        FIXTURES.parent / "claude-code-2.1.337" / "title.json",
+        "Write a Python function that reverses a string.",
+    ),
+}
 HAIKU = "Write a short haiku about autumn leaves."  # a title read as prose: the cloud
 TITLES = {ASK: "local", HAIKU: "cloud"}  # the ask in the title, and where the title goes
 
@@ -39,12 +49,13 @@ def fixture(name: str) -> dict[str, Any]:
     return body
 
 
-def title(ask: str) -> dict[str, Any]:
-    """Claude Code's title request of the recorded session, its session's ask `ask`."""
-    body = fixture("title.json")
+def title(ask: str, version: str = "2.1.197") -> dict[str, Any]:
+    """Claude Code `version`'s recorded title request, its session's ask `ask`."""
+    path, was = RECORDED[version]
+    body: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
     text = body["messages"][0]["content"][0]
-    assert text["text"].startswith(f"<session>\n{ASK}\n</session>\n\nWrite the title in")
-    text["text"] = text["text"].replace(ASK, ask)
+    assert text["text"].startswith(f"<session>\n{was}\n</session>\n\nWrite the title in")
+    text["text"] = text["text"].replace(was, ask)
     return body
 
 
@@ -75,16 +86,17 @@ def first_choice(running: RunningRouter, body: dict[str, Any], session: str) -> 
     return sticky_stack.first_choice(running, {"api": "messages", **body}, headers)
 
 
+@pytest.mark.parametrize("version", RECORDED)
 @pytest.mark.parametrize("ask", TITLES)
 def test_the_title_request_finishing_first_pins_nothing(
-    pinning: tuple[RunningRouter, Collect], ask: str
+    pinning: tuple[RunningRouter, Collect], ask: str, version: str
 ) -> None:
     """The title, read by the ask inside `<session>`, goes where that ask takes it (the
     recorded one: coding, as an agent's session's ask; a haiku: prose, on the cloud); the
     session's first turn is then routed by its own route, local, not `sticky` to the
     title's backend."""
-    session = f"title-first-{TITLES[ask]}"
-    assert served(pinning, title(ask), session)["x-smf-backend"] == TITLES[ask]
+    session = f"title-first-{version}-{TITLES[ask]}"
+    assert served(pinning, title(ask, version), session)["x-smf-backend"] == TITLES[ask]
     turn = fixture("translate-turn.json")
     assert first_choice(pinning[0], turn, session) == {"backend": "local", "reason": "route"}
     headers = served(pinning, turn, session)

@@ -1,7 +1,8 @@
 """Side requests (`classifier.side_request`): an app's title calls and background tasks are
 marked, read by their ask inside, and nothing else is. Claude Code's title request, as it
 reaches the router directly (Messages) and through claude-code-router (chat, its system
-blocks as parts); the other apps' from their recorded or templated bodies."""
+blocks as parts), in 2.1.197's wording and in 2.1.337's; the other apps' from their recorded
+or templated bodies."""
 
 from __future__ import annotations
 
@@ -20,6 +21,15 @@ from tests.open_webui_tasks import HISTORY_TASKS, task_body
 FIXTURES = Path(__file__).parents[1] / "fixtures"
 CLAUDE_CODE = FIXTURES / "claude-code-2.1.197"
 ASK = "Translate 'good morning, how are you?' into French."
+# Each version's recorded title request, and the ask its session was started with
+TITLES = {
+    "2.1.197": (CLAUDE_CODE / "title.json", ASK),
+    "2.1.337": (
+        FIXTURES / "claude-code-2.1.337" / "title.json",
+        "Write a Python function that reverses a string.",
+    ),
+}
+ATTRIBUTION = "x-anthropic-billing-header:"
 
 
 def recorded(path: Path) -> dict[str, Any]:
@@ -27,17 +37,28 @@ def recorded(path: Path) -> dict[str, Any]:
     return body
 
 
-def claude_code_title() -> dict[str, Any]:
+def title_body(version: str = "2.1.197") -> dict[str, Any]:
+    """Claude Code `version`'s recorded title request (Messages), its session's ask `ASK`."""
+    path, ask = TITLES[version]
+    body = recorded(path)
+    text = body["messages"][0]["content"][0]
+    assert text["text"].startswith(f"<session>\n{ask}\n</session>\n\nWrite the title in")
+    text["text"] = text["text"].replace(ask, ASK)
+    return body
+
+
+def claude_code_title(version: str = "2.1.197") -> dict[str, Any]:
     """Claude Code's title request as the classifier reads it: translated to chat."""
-    return chat_view("messages", recorded(CLAUDE_CODE / "title.json"))
+    return chat_view("messages", title_body(version))
 
 
-def through_gateway() -> dict[str, Any]:
-    """The same request as claude-code-router sends it on chat (recorded alike): its system
-    blocks as text parts, the attribution block first, no `output_config`."""
-    body = recorded(CLAUDE_CODE / "title.json")
-    attribution = "x-anthropic-billing-header: cc_version=2.1.197.68e; cc_entrypoint=sdk-cli;"
-    parts = [{"type": "text", "text": block["text"]} for block in body["system"][1:]]
+def through_gateway(version: str = "2.1.197") -> dict[str, Any]:
+    """The same request as claude-code-router sends it on chat (recorded alike for 2.1.197):
+    its system blocks as text parts, the attribution block first, no `output_config`."""
+    body = title_body(version)
+    attribution = f"{ATTRIBUTION} cc_version={version}.68e; cc_entrypoint=sdk-cli;"
+    blocks = [b for b in body["system"] if not b["text"].startswith(ATTRIBUTION)]
+    parts = [{"type": "text", "text": block["text"]} for block in blocks]
     system = [{"type": "text", "text": attribution}, *parts]
     messages = [{"role": "system", "content": system}, *body["messages"]]
     return {"model": "auto", "max_tokens": 64000, "stream": True, "messages": messages}
@@ -77,6 +98,8 @@ THE_WORK = [
 SIDE = {
     "claude-code": claude_code_title,
     "claude-code-through-ccr": through_gateway,
+    "claude-code-2.1.337": lambda: claude_code_title("2.1.337"),
+    "claude-code-2.1.337-through-ccr": lambda: through_gateway("2.1.337"),
     "crush": crush_title,
     "openhands": lambda: recorded(FIXTURES / "openhands-sdk-1.58.2" / "title-call.json"),
     "opencode": lambda: recorded(FIXTURES / "opencode-1.18.33" / "title-call.json"),
@@ -99,7 +122,16 @@ def test_an_apps_side_request_is_marked(name: str) -> None:
     assert explain(body)["side_request"] is True
 
 
-@pytest.mark.parametrize("body", [claude_code_title(), through_gateway()], ids=["direct", "ccr"])
+@pytest.mark.parametrize(
+    "body",
+    [
+        claude_code_title(),
+        through_gateway(),
+        claude_code_title("2.1.337"),
+        through_gateway("2.1.337"),
+    ],
+    ids=["direct", "ccr", "2.1.337-direct", "2.1.337-ccr"],
+)
 def test_claude_codes_title_is_read_by_the_ask_inside(body: dict[str, Any]) -> None:
     """Not by its fixed words: "Translate ..." was writing 0.39 read whole. The ask is read
     as an agent's session's, as crush's title call's is: coding by `agent_session`, as the
@@ -133,6 +165,8 @@ NOT_SIDE = {
     ),
     "title-text-elsewhere": lambda: not_claude_codes(claude_code_title()),
     "title-text-and-more": lambda: with_more(claude_code_title()),
+    "2.1.337-title-text-elsewhere": lambda: not_claude_codes(claude_code_title("2.1.337")),
+    "2.1.337-title-text-and-more": lambda: with_more(claude_code_title("2.1.337")),
     "a-chat": lambda: {"messages": [{"role": "user", "content": ASK}]},
     **{name: lambda name=name: recorded(FIXTURES / name) for name in THE_WORK},
 }
@@ -145,8 +179,9 @@ def test_other_requests_are_not_side_requests(name: str) -> None:
     assert explain(body)["side_request"] is False
 
 
-def test_title_text_outside_claude_codes_request_is_read_whole() -> None:
-    body = not_claude_codes(claude_code_title())
+@pytest.mark.parametrize("version", TITLES)
+def test_title_text_outside_claude_codes_request_is_read_whole(version: str) -> None:
+    body = not_claude_codes(claude_code_title(version))
     assert explain(body)["read"]["latest_chars"] > len(ASK) + 100
 
 
