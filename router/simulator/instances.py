@@ -65,16 +65,21 @@ def structured(
 
 
 def arguments_for(
-    schema: dict[str, Any], user: str, shown_id: str | None = None, shell: bool = False
+    schema: dict[str, Any],
+    user: str,
+    shown_id: str | None = None,
+    shell: bool = False,
+    agent: Named | None = None,
 ) -> dict[str, Any]:
     """An argument object that satisfies a JSON schema's required fields (all if none), its
     id fields (`called_ids.is_id`) `shown_id` where one is given (`called_ids.shown_id`), its
     free strings a harmless command where the tool runs commands (`shell`,
-    `scalars.runs_commands`).
+    `scalars.runs_commands`), a field naming an agent (VoltAgent's `targetAgents` items) the
+    one `agent` gives.
 
     vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
     (`properties` a list, `required` a number) is read as absent: never a 500."""
-    return _Walk(schema, user, shown_id=shown_id, shell=shell).arguments(schema, 0)
+    return _Walk(schema, user, agent=agent, shown_id=shown_id, shell=shell).arguments(schema, 0)
 
 
 def value_for(name: str, schema: dict[str, Any], user: str) -> Any:

@@ -10,10 +10,18 @@ agent What is 3 plus 4? Select was not known to the Router", "Agent 'You are tas
 orchestrating a' not found" (a live review of demo mode). A model writes a name from the
 list; so does the simulator now, where a field names an agent (`names_agent`) and the
 prompt lists agents (`listing`), and nowhere else.
+
+VoltAgent 2.10.0's supervisor lists its sub-agents as bullets in its system prompt
+(`<specialized_agents>\n- writer: Writes short poems\n</specialized_agents>`) and offers
+`delegate_task(task, targetAgents: string[])`; the simulator filled `targetAgents` with the
+ask ("Write a haiku about the sea."), and VoltAgent answered "No valid target agents found.
+Available agents: writer" (a live review of demo mode). Bullets inside an element whose tag
+ends in `agents` are a listing too (`_bulleted`).
 """
 
 from __future__ import annotations
 
+import itertools
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -32,6 +40,11 @@ _TAG = re.compile(
     re.I,
 )
 _ARRAY = re.compile(r"(?=\[\s*\{)")  # where a JSON list of objects can begin
+# an element of agents by its tag (`<specialized_agents>`, `<agents>`; not `<agents_memory>`),
+# read up to its closing tag; bounded, as `_TAG` is
+_BLOCK = re.compile(r"<((?:[A-Za-z][\w.-]{0,31}[_:-])?agents)>", re.I)
+# a bullet of one: "- writer: Writes short poems", the name before its first colon
+_BULLET = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,8}([^:\n]{1,128}?)[ \t]{0,8}(?::|$)", re.M)
 _AGENT_WORDS = frozenset({"agent", "agents"})
 
 
@@ -73,11 +86,13 @@ def listing(user: str, system: str) -> Offered | None:
 
 
 def _listed(text: str) -> tuple[tuple[str, ...], int] | None:
-    """The names of the earlier of the text's two forms of listing (`_tagged`, `_json`),
-    and where it starts; a text without the word "agent" is passed over by a plain search."""
+    """The names of the earliest of the text's three forms of listing (`_tagged`, `_json`,
+    `_bulleted`), and where it starts; a text without the word "agent" is passed over by a
+    plain search."""
     if len(text) > LONGEST or "agent" not in text.lower():
         return None
-    found = [form for form in (_tagged(text), _json(text)) if form is not None]
+    forms = (_tagged(text), _json(text), _bulleted(text))
+    found = [form for form in forms if form is not None]
     return min(found, key=lambda form: form[1]) if found else None
 
 
@@ -93,6 +108,21 @@ def _tagged(text: str) -> tuple[tuple[str, ...], int] | None:
             break
     names.pop("", None)
     return (tuple(names), start) if names else None
+
+
+def _bulleted(text: str) -> tuple[tuple[str, ...], int] | None:
+    """The names of the bullets (`_BULLET`) of the first element of agents (`_BLOCK`) that
+    holds any, the first `_MOST`, and where it starts: VoltAgent's `<specialized_agents>`,
+    each bullet "- name: purpose". Only the first `_MOST` openings are read, each closing
+    found by one `str.find`: many openings never closed cost no more than that."""
+    for block in itertools.islice(_BLOCK.finditer(text), _MOST):
+        end = text.find(f"</{block.group(1)}>", block.end())
+        bullets = _BULLET.finditer(text, block.end(), end) if end >= 0 else ()
+        names = dict.fromkeys(found.group(1).strip() for found in itertools.islice(bullets, _MOST))
+        names.pop("", None)
+        if names:
+            return tuple(names), block.start()
+    return None
 
 
 def _json(text: str) -> tuple[tuple[str, ...], int] | None:

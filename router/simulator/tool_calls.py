@@ -6,7 +6,8 @@ the first (one that starts a subagent only where asked: `delegation`), with argu
 from its JSON schema (`instances.arguments_for`); under a forced choice, after a call of one
 offered, to the tool after it (`tool_call`). Of named `anyOf` or `oneOf` branches (BeeAI's
 tools) a structured answer takes the one a fixed rule picks from the conversation
-(`chooser`); of a field naming an agent, one the prompt lists (`named_agent`).
+(`chooser`); of a field naming an agent, in a structured answer or a call's arguments,
+one the prompt lists (`named_agent`).
 """
 
 from __future__ import annotations
@@ -63,8 +64,11 @@ def _unforced_call(prompt: Prompt, asked: ToolSpec | None) -> ToolCall:
 
 def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`), its
-    free strings no words of the ask where it runs commands (`scalars.runs_commands`)."""
-    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, runs_commands(tool.name))
+    free strings no words of the ask where it runs commands (`scalars.runs_commands`), a
+    field naming an agent one the prompt lists (`named_agent`: VoltAgent's `delegate_task`
+    got the ask as its `targetAgents`, found in a live review)."""
+    shell = runs_commands(tool.name)
+    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, shell, named_agent(prompt))
 
 
 def chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
