@@ -23,6 +23,7 @@ from classifier import (
     gpt_engineer,
     inspect_ai,
     jupyter_ai,
+    langchain_summary,
     open_webui,
     openhands,
     pi,
@@ -68,24 +69,23 @@ def _texts(content: object, aiders: bool) -> list[str]:
 def ask_content(
     message: object, messages: Sequence[Any], *, system: System | None = None
 ) -> object:
-    """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's
-    words inside its frame, the task of a smolagents run wherever its request holds it, a
-    DSPy call's inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open
-    WebUI task's template (`classifier.open_webui`), the latest of the conversation in pi's
-    summarization request (`classifier.pi`), a `%%ai` cell's prompt without the
-    sentence jupyter-ai appends for its format (`classifier.jupyter_ai`), the question and its
-    choices inside inspect_ai's multiple-choice template (`classifier.inspect_ai`), the ask
-    inside crush's, OpenHands' or Claude Code's title text (`classifier.crush`,
-    `classifier.openhands`, `classifier.claude_code`), the first user entry of code-puppy's
-    title digest (`classifier.code_puppy`), the
-    request after the project's files in gpt-engineer's improve ask (`classifier.gpt_engineer`),
-    else without the reminder of Aider's ask or context mode
-    (`classifier.aider.without_mode_reminder`); any
-    other as it is. What the classifier reads of an ask (`classifier.request.view`), `explain`
-    measures (`classifier.request.view_cut`) and the conversation key hashes
-    (`router.conversation.conversation_key`): each cleaned it apart, and a crush title
-    call's key hashed the fixed words the classifier leaves out. `system`: the system prompt of
-    `messages`, when the caller has read it already (`read_system`)."""
+    """The content of the ask `message` of `messages` as its user wrote it: a crewAI task's words
+    inside its frame, the task of a smolagents run wherever its request holds it, a DSPy call's
+    inputs... (`classifier.frameworks.task_ask`), the chat's ask inside an Open WebUI task's
+    template (`classifier.open_webui`), the latest of the conversation in pi's summarization request
+    (`classifier.pi`) and of the thread in LangChain's (`classifier.langchain_summary`), a `%%ai`
+    cell's prompt without the sentence jupyter-ai appends for its format (`classifier.jupyter_ai`),
+    the question and its choices inside inspect_ai's multiple-choice template
+    (`classifier.inspect_ai`), the ask inside crush's, OpenHands' or Claude Code's title text
+    (`classifier.crush`, `classifier.openhands`, `classifier.claude_code`), the first user entry of
+    code-puppy's title digest (`classifier.code_puppy`), the request after the project's files in
+    gpt-engineer's improve ask (`classifier.gpt_engineer`), else without the reminder of Aider's ask
+    or context mode (`classifier.aider.without_mode_reminder`); any other as it is. What the
+    classifier reads of an ask (`classifier.request.view`), `explain` measures
+    (`classifier.request.view_cut`) and the conversation key hashes
+    (`router.conversation.conversation_key`): each cleaned it apart, and a crush title call's key
+    hashed the fixed words the classifier leaves out. `system`: the system prompt of `messages`,
+    when the caller has read it already (`read_system`)."""
     system = read_system(messages) if system is None else system
     return _ask_content(message, messages, system)[0]
 
@@ -103,6 +103,8 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
         task = open_webui.task_ask(message, messages)
     if task is sent:
         task = pi.task_ask(message, messages, system)
+    if task is sent:
+        task = langchain_summary.task_ask(message, messages)
     if task is sent:
         task = jupyter_ai.prompt_words(message, messages)
     if task is sent:

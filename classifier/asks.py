@@ -36,7 +36,8 @@ the first and the latest ask when it opens the conversation
 (`classifier.frameworks.handed_asks`). Nor is mini-swe-agent's answer to a reply it could not
 run an ask (`classifier.mini_swe_agent`), nor Kimi CLI's follow-up to a subagent's reply too
 brief (`classifier.kimi`), nor pi's summary with an ask after it; its summarization request
-asks by the conversation's inside (`classifier.pi`). Of inspect_ai's multiple-choice prompt,
+asks by the conversation's inside (`classifier.pi`), as LangChain's does by its thread's
+(`classifier.langchain_summary`). Of inspect_ai's multiple-choice prompt,
 and evalscope's, the question and its choices are the ask, its answer-format directive the
 tool's (`classifier.inspect_ai`, `classifier.evalscope`).
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
@@ -57,6 +58,7 @@ from classifier import (
     commit_message,
     frameworks,
     kimi,
+    langchain_summary,
     mini_swe_agent,
     open_webui,
     opencode,
@@ -140,8 +142,9 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
     task's template holds the chat's (`classifier.open_webui.task_asks`), a browser-use
     agent step's or judge's task the run's (`classifier.browser_use.run_asks`: its page
     dump and nudges never are), pi's summarization request's the conversation's inside
-    (`classifier.pi.summarized_asks`), a NeMo Guardrails dialog prompt's the session's
-    after its sample conversation (`classifier.frameworks.dialog_asks`). `system`: the
+    (`classifier.pi.summarized_asks`) and LangChain's the thread's inside
+    (`classifier.langchain_summary.summarized_asks`), a NeMo Guardrails dialog prompt's the
+    session's after its sample conversation (`classifier.frameworks.dialog_asks`). `system`: the
     system prompt of `messages`
     (`classifier.message.read_system`), read once for the request and handed to each reader
     that tells its requests by it; `framed`: the frameworks whose texts are passed over in
@@ -179,6 +182,8 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
         first, latest = task.first, task.latest
     if latest is not None and (summarized := pi.summarized_asks(messages, system)) is not None:
         first, latest = summarized.first, summarized.latest
+    if latest is not None and (thread := langchain_summary.summarized_asks(messages)) is not None:
+        first, latest = thread.first, thread.latest
     if (run := browser_use.run_asks(messages, system)) is not None:
         first, latest = run.first, run.latest
     if (handed := frameworks.handed_asks(messages)) is not None:
@@ -197,7 +202,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
     or the session's first after a NeMo Guardrails dialog prompt's sample conversation
     (`classifier.frameworks.dialog_asks`),
     or a browser-use run's first request (`classifier.browser_use.run_asks`), or pi's
-    summarization request's conversation's (`classifier.pi`), or the first system message of
+    summarization request's conversation's (`classifier.pi`), or LangChain's thread's
+    (`classifier.langchain_summary`), or the first system message of
     a request of system messages alone (`classifier.system_ask.system_asks`), or None: the
     message the classifier reads as the first, which keys a conversation too
     (`router.conversation.conversation_key`). `system`: the system prompt of `messages`, when
@@ -215,6 +221,8 @@ def first_ask(messages: list[Any], *, system: System | None = None) -> object:
         return run.first
     if (summarized := pi.summarized_asks(messages, system)) is not None:
         return summarized.first
+    if (thread := langchain_summary.summarized_asks(messages)) is not None:
+        return thread.first
     aiders = aider.is_aiders(messages)
     return _first(messages, system, None, aiders, frameworks.Framed(), {})[0]
 

@@ -21,6 +21,7 @@ from classifier import (
     dspy,
     gpt_researcher,
     haystack,
+    langchain_summary,
     letta,
     marvin,
     semantic_kernel,
@@ -61,6 +62,8 @@ MAGENTIC = "framework:semantic-kernel-magentic"
 LETTA = "app:letta"
 # ...and with its character (or group) and persona, in a SillyTavern chat's (`_marked_key`)
 SILLYTAVERN = "app:sillytavern"
+# ...and with its history file's path, in a compacted Deep Agents thread's (`_marked_key`)
+DEEPAGENTS = "framework:deepagents-compacted"
 # In place of all it reads, in the key of a request a reader failed on (`_sent_key`)
 UNREAD = "unread"
 _unread = FailureLog(
@@ -128,7 +131,9 @@ def conversation_key(
     autonomous run's final summary, its history flattened into one timestamped transcript,
     by the task its transcript holds (`classifier.swarms.run_task`), which the run's loop
     sends as its first ask: keyed by the transcript, one run was two conversations (found in
-    a live review). Keyed so,
+    a live review). LangChain's summarization request, its template then the thread, by the
+    thread's first human message (`classifier.langchain_summary`): keyed by the template, every
+    thread's summary was one conversation (found in a live review). Keyed so,
     two sessions of one caller that open with the same ask are one conversation, as two
     smolagents runs are.
 
@@ -184,6 +189,8 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
         return _marked_key(digest, LETTA, *ids)
     if (names := sillytavern.chat_names(messages, system)) is not None:
         return _marked_key(digest, SILLYTAVERN, *names)
+    if (path := langchain_summary.history_path(messages)) is not None:
+        return _marked_key(digest, DEEPAGENTS, path)
     first: object = None
     framework = _framework(messages, system)
     framed = framework is not None
@@ -279,7 +286,14 @@ def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
     A SillyTavern chat's (`SILLYTAVERN`): its character, or its group's members, and the
     user's persona (`classifier.sillytavern.chat_names`), one conversation per character and
     persona. Not its system messages, among which World Info entries come and go, nor its
-    first user message, which drops out of a long chat's context."""
+    first user message, which drops out of a long chat's context.
+
+    A compacted Deep Agents thread's (`DEEPAGENTS`), and its later summarization requests':
+    the path of the history file its compacted message names
+    (`classifier.langchain_summary.history_path`), the thread's across its compactions. Not
+    that message, whose summary is new at each compaction, nor the ask after it, which a
+    later compaction drops: keyed so, the thread took another key at each compaction, its pin
+    lost (found in a live review)."""
     _hash_part(digest, mark)
     for part in parts:
         _hash_part(digest, part)

@@ -1,0 +1,159 @@
+"""LangChain's summarization request is read and keyed by the thread it summarises, and a
+compacted Deep Agents thread keys by its history file's path (`classifier.langchain_summary`).
+
+Found in a live review of deepagents 0.7.6 (langchain 1.5.2) through the router: the summary
+request is one user message, `DEFAULT_SUMMARY_PROMPT` with the thread some 3,300 characters
+in, so a coding session's and a haiku session's summaries had one conversation key (and were
+instruction 0.56-0.78, by the template); after a compaction the thread opened with "You are in
+the middle of a conversation that has been summarized...", its summary new at each compaction,
+and took another key each time. The bodies are the recorded ones' shapes, trimmed (tools and
+stream options dropped), the summaries told apart as a real model's are.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from classifier import classify
+from classifier.ask_text import ask_content
+from classifier.asks import first_ask
+from classifier.langchain_summary import (
+    MEDIA_NOTE,
+    MESSAGES_END,
+    MESSAGES_OPENING,
+    SUMMARY_PROMPT,
+    history_path,
+    summarized_asks,
+)
+from classifier.request import view
+from router.conversation import conversation_key
+
+CODING = "Write fib.py with a fib function."
+HAIKU = "Write a haiku about the sea into sea.txt."
+EXPLAIN = "Read fib.py and explain it line by line in great detail."
+PATH = "/conversation_history/session_71a3d5d5225c471cbf8b06e23189cc84.md"
+OTHER_PATH = "/conversation_history/session_111500ecb68c475388373f876c27fb4c.md"
+
+
+def compacted(summary: str, path: str = PATH) -> str:
+    """Deep Agents' message opening a compacted thread (`_build_new_messages_with_path`)."""
+    return (
+        "You are in the middle of a conversation that has been summarized.\n\nThe full"
+        f" conversation history has been saved to {path} should you need to refer back to it"
+        f" for details.\n\nA condensed summary follows:\n\n<summary>\n{summary}\n</summary>"
+    )
+
+
+def escaped(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def summarizing(*entries: str, note: str = MEDIA_NOTE) -> dict[str, Any]:
+    """A summarization request of the thread `entries` (`get_buffer_string(format="xml")`'s),
+    Deep Agents' note in its prompt unless `note` is ""."""
+    thread = "\n".join(entries)
+    prompt = SUMMARY_PROMPT + note + MESSAGES_OPENING + thread + MESSAGES_END
+    return {"model": "auto", "stream": True, "messages": [{"role": "user", "content": prompt}]}
+
+
+def human(text: str) -> str:
+    return f'<message type="human">{escaped(text)}</message>'
+
+
+TOOL_TURN = (
+    '<message type="ai">\n  <tool_call id="chatcmpl-tool-d8f3" name="write_file">'
+    '{"file_path": "fib.py", "content": "def fib(n): ..."}</tool_call>\n</message>\n'
+    '<message type="tool">Updated file /fib.py</message>\n'
+    '<message type="ai">Wrote fib.py.</message>'
+)
+
+
+def turn(*users: str) -> dict[str, Any]:
+    """A main agent's turn: its (recorded empty) system prompt, then the user messages, a
+    tool call and its result after the first."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": ""}]
+    messages.append({"role": "user", "content": users[0]})
+    messages += [
+        {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {
+                    "id": "c1",
+                    "type": "function",
+                    "function": {"name": "read_file", "arguments": '{"file_path": "/fib.py"}'},
+                }
+            ],
+        },
+        {"role": "tool", "tool_call_id": "c1", "content": "1  def fib(n): ..."},
+        {"role": "assistant", "content": "Done."},
+    ]
+    messages += [{"role": "user", "content": user} for user in users[1:]]
+    return {"model": "auto", "stream": True, "messages": messages}
+
+
+def key(body: dict[str, Any]) -> str:
+    return conversation_key(body, {}, "caller")
+
+
+def test_two_threads_summaries_key_apart_each_by_its_first_ask() -> None:
+    """Both had key 2dcfd2b35edc48cf live: one pin and one ledger conversation."""
+    coding = summarizing(human(CODING), TOOL_TURN, human(EXPLAIN))
+    haiku = summarizing(human(HAIKU), TOOL_TURN)
+    assert key(coding) != key(haiku)
+    assert key(coding) == key({"messages": [{"role": "user", "content": CODING}]})
+
+
+@pytest.mark.parametrize("note", [MEDIA_NOTE, ""])  # Deep Agents' prompt and LangChain's
+def test_a_summary_request_is_read_by_its_threads_human_messages(note: str) -> None:
+    body = summarizing(human(CODING), TOOL_TURN, human(EXPLAIN), note=note)
+    messages = body["messages"]
+    shown = view(body)
+    assert (shown.first, shown.latest) == (CODING, EXPLAIN)
+    assert first_ask(messages) == {"role": "user", "content": CODING}
+    assert ask_content(messages[0], messages) == EXPLAIN  # the ledger's prompt
+    assert classify(body).label != "instruction"  # the template's, read whole
+
+
+def test_a_haiku_threads_summary_is_no_instruction() -> None:
+    label = classify(summarizing(human(HAIKU), TOOL_TURN)).label
+    assert label == classify({"messages": [{"role": "user", "content": HAIKU}]}).label
+
+
+def test_a_compacted_thread_keys_alike_across_compactions() -> None:
+    """After each compaction the thread opens with a new summary, and the ask after it drops
+    out at a later one; the history file's path stays the thread's."""
+    first = turn(compacted("The user asked for fib.py; it was written."), EXPLAIN)
+    second = turn(compacted("fib.py was written and explained line by line."), "List them.")
+    resummary = summarizing(human(compacted("fib.py was written.")), TOOL_TURN)
+    assert history_path(first["messages"]) == PATH
+    assert key(first) == key(second) == key(resummary)
+    assert key(first) != key(turn(compacted("A haiku was written.", OTHER_PATH), EXPLAIN))
+
+
+def test_a_resummary_with_no_ask_of_a_users_is_read_by_its_thread() -> None:
+    body = summarizing(human(compacted("fib.py was written.")), TOOL_TURN)
+    asks = summarized_asks(body["messages"])  # the thread whole, clipped as any ask
+    assert asks is not None and asks.latest["content"].startswith('<message type="human">You')
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        compacted("s").replace(" should you need", " if you need"),  # not its line
+        "Note: " + compacted("s"),  # not at the message's head
+    ],
+)
+def test_another_opening_keys_as_sent(text: str) -> None:
+    assert history_path(turn(text, EXPLAIN)["messages"]) is None
+
+
+def test_the_template_with_words_after_it_is_read_as_written() -> None:
+    body = summarizing(human(CODING))
+    body["messages"][0]["content"] += "\nAnd a haiku."
+    assert summarized_asks(body["messages"]) is None
+    body = summarizing(human(CODING))
+    body["messages"].insert(0, {"role": "system", "content": "You summarise."})
+    assert summarized_asks(body["messages"]) is None
