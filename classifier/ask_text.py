@@ -4,9 +4,11 @@
 is cleaned of what an agent or a framework wrote around the user's words (`ask_content`:
 a crewAI task's frame, an Open WebUI task's template, crush's title text, Aider's mode
 reminder...), then read as one text, without its harness blocks and clipped to a head and a
-tail (`read_ask`, `content_text`). Kept apart from finding the asks: the classifier's view
-(`classifier.request`) and the conversation key (`router.conversation.conversation_key`)
-each read an ask's content, and finding asks never reads it.
+tail (`read_ask`, `content_text`); for the classifier alone, without what an app appends
+whose words the conversation key needs (HolmesGPT's time: `classifier.holmes`). Kept apart
+from finding the asks: the classifier's view (`classifier.request`) and the conversation
+key (`router.conversation.conversation_key`) each read an ask's content, and finding asks
+never reads it.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from classifier import (
     crush,
     frameworks,
     gpt_engineer,
+    holmes,
     inspect_ai,
     jupyter_ai,
     langchain_summary,
@@ -128,20 +131,30 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
 def read_ask(
     message: object, messages: list[Any], system: System, aiders: bool
 ) -> tuple[str, bool]:
-    """`_read` of the ask `message`'s `ask_content` ("" for no ask), and whether a coding
-    agent's text was cut from it: in it (`_read`) or around it (`_ask_content`). `system`:
-    the system prompt of `messages` (`classifier.asks.user_messages`)."""
+    """`_read` of the ask `message`'s `ask_content` without what only the classifier leaves
+    out (`_read_content`; "" for no ask), and whether a coding agent's text was cut from it:
+    in it (`_read`) or around it (`_ask_content`). `system`: the system prompt of `messages`
+    (`classifier.asks.user_messages`)."""
     if not isinstance(message, dict):
         return "", False
-    content, around = _ask_content(message, messages, system)
+    content, around = _read_content(message, messages, system)
     text, cut = _read(content, aiders)
     return text, cut or around
+
+
+def _read_content(message: object, messages: Sequence[Any], system: System) -> tuple[object, bool]:
+    """`_ask_content`, without what an app appends that the conversation key keeps: the
+    paragraph on time HolmesGPT appends to a question (`classifier.holmes`), whose time keeps
+    two runs of one question two conversations. What the classifier reads of an ask and
+    `explain` measures."""
+    content, around = _ask_content(message, messages, system)
+    return holmes.without_appended(content, system), around
 
 
 def read_in_part(message: object, messages: list[Any], system: System, aiders: bool) -> bool:
     """Whether the ask `message` (None: no ask) was read only in part
     (`classifier.request.view_cut`); `system`: the system prompt of `messages`."""
-    content = _ask_content(message, messages, system)[0]
+    content = _read_content(message, messages, system)[0]
     if isinstance(content, list):
         if len(content) > SCAN_PARTS and any(part_text(part) for part in content[8:-8]):
             return True  # parts `content_text` skips
