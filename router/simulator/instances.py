@@ -70,16 +70,19 @@ def arguments_for(
     shown_id: str | None = None,
     shell: bool = False,
     agent: Named | None = None,
+    cwd: str = "",
 ) -> dict[str, Any]:
     """An argument object that satisfies a JSON schema's required fields (all if none), its
     id fields (`called_ids.is_id`) `shown_id` where one is given (`called_ids.shown_id`), its
     free strings a harmless command where the tool runs commands (`shell`,
     `scalars.runs_commands`), a field naming an agent (VoltAgent's `targetAgents` items) the
-    one `agent` gives.
+    one `agent` gives, a file's path that must be absolute one under `cwd`, the working
+    directory the system prompt states (`workdir`).
 
     vLLM takes any object as a tool's schema, so a part that is not what JSON Schema says
     (`properties` a list, `required` a number) is read as absent: never a 500."""
-    return _Walk(schema, user, agent=agent, shown_id=shown_id, shell=shell).arguments(schema, 0)
+    walk = _Walk(schema, user, agent=agent, shown_id=shown_id, shell=shell, cwd=cwd)
+    return walk.arguments(schema, 0)
 
 
 def value_for(name: str, schema: dict[str, Any], user: str) -> Any:
@@ -104,11 +107,13 @@ class _Walk:
         agent: Named | None = None,
         shown_id: str | None = None,
         shell: bool = False,
+        cwd: str = "",
     ) -> None:
         self.root, self.user, self.left = root, user, _BUDGET
         self.choose, self.agent = choose, agent
         self.shown_id = shown_id  # what an id field holds (`arguments_for`)
         self.shell = shell  # a shell tool's arguments: no string quotes the ask
+        self.cwd = cwd  # the working directory a relative path is put under (`workdir`)
         # by the `anyOf` list's id (one walk's schema): its naming field and the pick
         self.picks: dict[int, tuple[str, int | None] | None] = {}
         self.agent_name: str | None = None  # `agent`'s answer, once asked ("" for none)
@@ -155,7 +160,7 @@ class _Walk:
             return self.arguments(schema, depth)
         given = self.shown_id if self.shown_id is not None and is_id(name) else None
         given = given or self.agent_for(name, schema)
-        return string(name, schema, self.user, given, self.shell)
+        return string(name, schema, self.user, given, self.shell, self.cwd)
 
     def defaults(self, name: str, schema: dict[str, Any]) -> bool:
         """Whether the field takes its schema's `default`, as a model does that the prompt

@@ -17,6 +17,15 @@ VoltAgent 2.10.0's supervisor lists its sub-agents as bullets in its system prom
 ask ("Write a haiku about the sea."), and VoltAgent answered "No valid target agents found.
 Available agents: writer" (a live review of demo mode). Bullets inside an element whose tag
 ends in `agents` are a listing too (`_bulleted`).
+
+deepagents 0.7.6 (Deep Agents Code) lists its subagent types in its `task` tool's
+description alone ("Available agent types ...:\n- general-purpose: General-purpose agent
+...") and takes one as `subagent_type`, "Must be one of the available agent types listed in
+the tool description"; the simulator filled it with the ask ("Use the task tool to have"),
+and deepagents refused the call: the type "does not exist, the only allowed types are
+`general-purpose`" (a live review of demo mode). A field named for an agent's type
+(`subagent_type`, `agent_type`) names an agent too, and a tool's description lists them as
+"- name: purpose" bullets whose name is one word (`described`).
 """
 
 from __future__ import annotations
@@ -45,7 +54,9 @@ _ARRAY = re.compile(r"(?=\[\s*\{)")  # where a JSON list of objects can begin
 _BLOCK = re.compile(r"<((?:[A-Za-z][\w.-]{0,31}[_:-])?agents)>", re.I)
 # a bullet of one: "- writer: Writes short poems", the name before its first colon
 _BULLET = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,8}([^:\n]{1,128}?)[ \t]{0,8}(?::|$)", re.M)
-_AGENT_WORDS = frozenset({"agent", "agents"})
+# a described agent's bullet: "- general-purpose: purpose", its name one word before a colon
+_DESCRIBED = re.compile(r"^[ \t]{0,8}[-*][ \t]{1,8}([A-Za-z][\w.-]{0,63}):", re.M)
+_AGENT_WORDS = frozenset({"agent", "agents", "subagent", "subagents"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,13 +71,13 @@ class Offered:
 
 def names_agent(field: str, schema: dict[str, Any]) -> bool:
     """Whether a free string field names an agent: its name ends so (`agent`,
-    `next_agent`, `agent_name`; not `user_agent`), or its description speaks of an agent's
-    name ("Name of Agent from given list of agents"). A field whose `format` or `pattern`
-    holds it to other text never does."""
+    `next_agent`, `agent_name`, `subagent_type`, `agent_type`; not `user_agent`), or its
+    description speaks of an agent's name ("Name of Agent from given list of agents"). A
+    field whose `format` or `pattern` holds it to other text never does."""
     if any(key in schema for key in ("format", "pattern", "enum", "const")):
         return False
     said = words(field)
-    if said[-2:] in (["agent", "name"], ["agents", "names"]):
+    if said[-2:-1] and said[-2] in _AGENT_WORDS and said[-1] in ("name", "names", "type"):
         said = said[:-1]
     if said and said[-1] in _AGENT_WORDS:
         return said[-2:-1] != ["user"]
@@ -83,6 +94,17 @@ def listing(user: str, system: str) -> Offered | None:
             names, start = found
             return Offered(names, user[:start] if text is user else user)
     return None
+
+
+def described(description: str) -> tuple[str, ...]:
+    """The agents a tool's description lists as "- name: purpose" bullets (`_DESCRIBED`),
+    the first `_MOST`, where the description speaks of agents; none otherwise. Only its
+    head is read (`LONGEST`)."""
+    head = description[:LONGEST]
+    if "agent" not in head.lower():
+        return ()
+    found = itertools.islice(_DESCRIBED.finditer(head), _MOST)
+    return tuple(dict.fromkeys(match.group(1) for match in found))
 
 
 def _listed(text: str) -> tuple[tuple[str, ...], int] | None:

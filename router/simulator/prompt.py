@@ -17,10 +17,13 @@ _HEAD, _TAIL = 1500, 500
 
 @dataclass(frozen=True, slots=True)
 class ToolSpec:
-    """A tool offered to the model, in any API's shape: its name and JSON-schema parameters."""
+    """A tool offered to the model, in any API's shape: its name, JSON-schema parameters
+    and description (what may list the values a parameter takes: deepagents' `task` lists
+    its subagent types there, `offered_agents.described`)."""
 
     name: str
     schema: dict[str, Any]
+    description: str = ""
 
 
 @dataclass(frozen=True, slots=True)

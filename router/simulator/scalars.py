@@ -24,6 +24,7 @@ from classifier.file_tools import SHELL_WORDS
 from classifier.source_files import named_source_file
 from router.simulator.asked_tool import file_ask, named_place, without_injected, words
 from router.simulator.prompt import ends
+from router.simulator.workdir import rooted
 
 COMMAND = "ls -la"
 """What a command's field gets: a command that reads and changes nothing."""
@@ -92,19 +93,25 @@ def _bound(schema: dict[str, Any], key: str) -> float | None:
 
 
 def string(
-    name: str, schema: dict[str, Any], user: str, given: str = "", shell: bool = False
+    name: str,
+    schema: dict[str, Any],
+    user: str,
+    given: str = "",
+    shell: bool = False,
+    cwd: str = "",
 ) -> str:
     """A string its `format` suggests, else `given` (an id field's shown id, an agent's
     name), else the place the prompt names for a city or location field (`named_place`,
     given the name as written: lower-cased, `homeCity` was one word and no city's), else
     one its field's name suggests (`hinted`; a path's the file the prompt names,
-    `named_file`), else `COMMAND` in a shell tool's arguments (`shell`) or a code field,
+    `named_file`, under the working directory `cwd` where the field wants an absolute path:
+    `workdir.rooted`), else `COMMAND` in a shell tool's arguments (`shell`) or a code field,
     else the prompt's first words; padded or cut to its `minLength`/`maxLength`."""
     fmt = schema.get("format")
     text = _FORMATS.get(fmt, "") if isinstance(fmt, str) else ""
     text = text or given or named_place(name, user) or hinted(name)
     if text == PATH:
-        text = named_file(user) or text
+        text = rooted(named_file(user) or text, name, schema, cwd)
     if not text and (shell or name.lower() in _CODE_FIELDS):
         text = COMMAND  # what a client runs is never the ask's words
     text = text or " ".join(user.split(maxsplit=6)[:6]) or "example"  # not the whole prompt

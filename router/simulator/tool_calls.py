@@ -7,7 +7,8 @@ from its JSON schema (`instances.arguments_for`); under a forced choice, after a
 offered, to the tool after it (`tool_call`). Of named `anyOf` or `oneOf` branches (BeeAI's
 tools) a structured answer takes the one a fixed rule picks from the conversation
 (`chooser`); of a field naming an agent, in a structured answer or a call's arguments,
-one the prompt lists (`named_agent`).
+one the tool's description or the prompt lists (`named_agent`); of a file's path that must
+be absolute, one under the working directory the system prompt states (`workdir`).
 """
 
 from __future__ import annotations
@@ -26,9 +27,10 @@ from router.simulator.asked_tool import (
 )
 from router.simulator.delegation import delegates, first_index
 from router.simulator.instances import Chooser, Named, arguments_for
-from router.simulator.offered_agents import listing
+from router.simulator.offered_agents import described, listing
 from router.simulator.prompt import Prompt, ToolCall, ToolSpec, ends
 from router.simulator.scalars import runs_commands
+from router.simulator.workdir import working_directory
 
 
 def tool_call(prompt: Prompt) -> ToolCall:
@@ -65,10 +67,14 @@ def _unforced_call(prompt: Prompt, asked: ToolSpec | None) -> ToolCall:
 def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     """Arguments for a call of `tool`: its id fields the id the ask shows (`called_ids`), its
     free strings no words of the ask where it runs commands (`scalars.runs_commands`), a
-    field naming an agent one the prompt lists (`named_agent`: VoltAgent's `delegate_task`
-    got the ask as its `targetAgents`, found in a live review)."""
+    field naming an agent one the tool's description or the prompt lists (`named_agent`:
+    VoltAgent's `delegate_task` got the ask as its `targetAgents`, deepagents' `task` as its
+    `subagent_type`, found in live reviews), a path that must be absolute one under the
+    working directory the system prompt states (`workdir`: dcode wrote `/fib.py`)."""
     shell = runs_commands(tool.name)
-    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, shell, named_agent(prompt))
+    agent = named_agent(prompt, tool.description)
+    cwd = working_directory(prompt.system)
+    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, shell, agent, cwd)
 
 
 def chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
@@ -89,18 +95,23 @@ def chooser(prompt: Prompt, ask: str | None = None) -> Chooser:
     return choose
 
 
-def named_agent(prompt: Prompt) -> Named:
-    """Which agent a structured answer's field that names one gets, as a model reading the
-    prompt's list of agents would write one (`offered_agents`: fast-agent's router and
-    orchestrator): the one the ask before the list names (`asked_index`), else the first
-    listed; None where the prompt lists none, and the field is filled as before."""
+def named_agent(prompt: Prompt, description: str = "") -> Named:
+    """Which agent a field that names one gets, as a model reading the list of agents would
+    write one (`offered_agents`): the one the ask names (`asked_index`), else the first
+    listed. A tool's arguments read the tool's own `description` first (deepagents' `task`
+    lists its subagent types there alone, `described`); then the prompt's list (fast-agent's
+    router and orchestrator), the ask read before it. None where neither lists any, and the
+    field is filled as before."""
 
     def named() -> str | None:
-        offered = listing(prompt.user, prompt.system)
-        if offered is None:
+        names, ask = described(description), prompt.ask
+        offered = None if names else listing(prompt.user, prompt.system)
+        if offered is not None:
+            names, ask = offered.names, offered.ask
+        if not names:
             return None
-        index = asked_index(offered.names, ends(offered.ask))
-        return offered.names[0 if index is None else index]
+        index = asked_index(names, ends(ask))
+        return names[0 if index is None else index]
 
     return named
 

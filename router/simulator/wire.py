@@ -153,10 +153,16 @@ def tool_schema(value: Any, field: str) -> dict[str, Any]:
 
 
 def tool_spec(tool: dict[str, Any], schema: str, field: str) -> ToolSpec:
-    """A tool definition as every API reads it: its `name` (`tool` without one) and the JSON
-    schema under `schema`, checked at `field` (`tool_schema`). The APIs differ only in where
-    a definition sits and what its schema is called (`parameters`, `input_schema`)."""
-    return ToolSpec(str(tool.get("name", "tool")), tool_schema(tool.get(schema), field))
+    """A tool definition as every API reads it: its `name` (`tool` without one), the JSON
+    schema under `schema`, checked at `field` (`tool_schema`), and its `description` ("" where
+    it is no string). The APIs differ only in where a definition sits and what its schema is
+    called (`parameters`, `input_schema`)."""
+    about = tool.get("description")
+    return ToolSpec(
+        str(tool.get("name", "tool")),
+        tool_schema(tool.get(schema), field),
+        about if isinstance(about, str) else "",
+    )
 
 
 def last_user_text(messages: list[Any]) -> str:

@@ -141,6 +141,9 @@ def test_another_tools_free_string_still_quotes_the_ask(
     assert only_call(reply) == ("save_note", {"text": "Remember that the demo is on"})
 
 
+CLAUDE_CODE_DIRECTORY = "/tmp/review_driftlive/work/claude"  # `code.json`'s working directory
+
+
 def claude_code(ask: str) -> dict[str, Any]:
     """Claude Code 2.1.332's recorded first request (`code.json`) asking `ask`, unstreamed."""
     body = recorded("claude-code-2.1.332/code.json")
@@ -170,7 +173,10 @@ def messages_reply(sim: SimThread, body: dict[str, Any]) -> list[dict[str, Any]]
 def test_claude_codes_read_takes_the_file_the_ask_names(
     start_sim: Callable[..., SimThread], ask: str, path: str
 ) -> None:
-    """Was "src/main.py" for each."""
+    """Was "src/main.py" for each. `Read` wants "The absolute path to the file to read": a
+    relative one is put under the "Primary working directory" the system prompt states
+    (`workdir`)."""
+    path = path if path.startswith("/") else f"{CLAUDE_CODE_DIRECTORY}/{path}"
     blocks = messages_reply(start_sim(), claude_code(ask))
     (call,) = [block for block in blocks if block["type"] == "tool_use"]
     assert (call["name"], call["input"]) == ("Read", {"file_path": path})
