@@ -187,6 +187,24 @@ def no_such_endpoint(request: Request) -> str:
     )
 
 
+def wrong_method(request: Request, allowed: str) -> str:
+    """A 405 that names the method, the path and the methods the path takes (`allowed`, the
+    route's `Allow`): Starlette's "Method Not Allowed" said none of them. A WebSocket
+    upgrade of `/v1/responses` (the `openai` SDK's `responses.connect()`, the OpenAI Agents
+    SDK's `set_default_openai_responses_transport("websocket")`) is told that the router
+    serves Responses over HTTP only: the client's transport is the thing to change, not
+    its base URL (found in a live run of openai 3.63 and openai-agents 0.24)."""
+    path, method = request.url.path, request.method
+    upgrade = request.headers.get("upgrade", "").lower()
+    if path == "/v1/responses" and "websocket" in upgrade:
+        return (
+            "smf-router serves the Responses API over HTTP only (POST /v1/responses), not over"
+            " a WebSocket: use the client's default HTTP transport (not the openai SDK's"
+            " responses.connect(), nor the OpenAI Agents SDK's websocket transport)."
+        )
+    return f"smf-router does not serve {method} {path}: it takes {allowed or 'no method'} there."
+
+
 def install(app: FastAPI) -> None:
     async def router_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RouterError)
@@ -198,10 +216,20 @@ def install(app: FastAPI) -> None:
         if unrouted or exc.status_code == 405:  # the operator hears of it, sparingly
             caller = unserved.caller_name(request.app.state.auth, request_headers(request.scope))
             unserved.LINES.seen(request.method, request.url.path, exc.status_code, caller)
-        error = RouterError(no_such_endpoint(request) if unrouted else str(exc.detail))
+        allowed = (exc.headers or {}).get("Allow", "")
+        if unrouted:
+            message = no_such_endpoint(request)
+        elif exc.status_code == 405:
+            message = wrong_method(request, allowed)
+        else:
+            message = str(exc.detail)
+        error = RouterError(message)
         error.status, error.type = exc.status_code, "invalid_request_error"
         error.code = "not_found" if exc.status_code == 404 else None
-        return shaped_response(request, error)
+        response = shaped_response(request, error)
+        if exc.status_code == 405 and allowed:  # RFC 9110 15.5.6: a 405 says what is allowed
+            response.headers["allow"] = allowed
+        return response
 
     async def validation_error(request: Request, exc: Exception) -> Response:
         return shaped_response(request, BadRequest(f"invalid request: {exc}"))
