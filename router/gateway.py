@@ -44,6 +44,7 @@ from router.target import Target, route_reason
 from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
 from router.translate.attribution import without_attribution
+from router.translate.pairing import native
 from router.vllm_fields import vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
@@ -111,7 +112,9 @@ class Gateway:
         # what the router made is told whole from here on, in place of a reference to an
         # item or a response (`StoredResponses.whole`): the classifier reads it all
         limit = self.config.server.max_body_bytes  # what the router's items may add
-        body, own = self.stored.whole(api, body, caller.name, continued, limit)
+        # whether a backend may hold a response the router does not: else it is held nowhere
+        reachable = api != "responses" or any(native(api, b) for b in self.config.backends)
+        body, own = self.stored.whole(api, body, caller.name, continued, limit, reachable)
         # no backend, key or classifier reads Claude Code's attribution through a gateway
         body = without_attribution(api, body)
         target = self._target(body, headers)

@@ -179,7 +179,13 @@ class StoredResponses:
         return (backend if backend in configured else None), turn
 
     def whole(
-        self, api: Api, body: dict[str, Any], caller: str, continued: Turn | None, limit: int
+        self,
+        api: Api,
+        body: dict[str, Any],
+        caller: str,
+        continued: Turn | None,
+        limit: int,
+        reachable: bool = True,
     ) -> tuple[dict[str, Any], Own | None]:
         """`body` with what the router made for `caller` in place of what names it: each
         reference to an item as the item (`StoredItems.expanded`), and a response it made
@@ -189,7 +195,16 @@ class StoredResponses:
         that backend keeps; sent whole, without the id, the items after the response the
         router made that it begins with, `StoredItems.related`). `continued`: the turn
         `lookup` found. Raises `ChainBroken` for a response made over chat whose
-        conversation the router no longer holds whole."""
+        conversation the router no longer holds whole.
+
+        `reachable`: some configured backend speaks Responses itself, and may hold a response
+        the router does not know (made before a restart, or around the router). With none,
+        an id the router does not hold is held nowhere it can reach (one asked not to be
+        stored, one made elsewhere or never): refused as OpenAI refuses it
+        (`ResponseNotFound`), the same answer as another caller's id, so neither tells the
+        other apart. It was the plan's refusal of a chat backend, which told the client to
+        send it to a model whose backends speak Responses, when there was none (found in a
+        live run of the openai SDK)."""
         if api != "responses":
             return body, None
         body = self.items.expanded(body, caller, limit)
@@ -201,6 +216,8 @@ class StoredResponses:
         if history is None:
             if continued is not None and continued.backend == MADE_OVER_CHAT:
                 raise ChainBroken(previous, previous)
+            if continued is None and not reachable:
+                raise ResponseNotFound(previous)
             return body, None  # a backend's: it goes there as sent
         told = {name: value for name, value in body.items() if name != "previous_response_id"}
         return {**told, "input": history + own}, Own(previous, own)

@@ -145,11 +145,35 @@ def refused(
     return error.value
 
 
-def test_a_response_not_stored_cannot_be_continued(
-    over_chat: RunningRouter, servers: dict[str, Running]
+@pytest.mark.parametrize("stored", [False, None])
+def test_an_id_held_nowhere_is_refused_as_openai_refuses_it(
+    over_chat: RunningRouter, servers: dict[str, Running], stored: bool | None
 ) -> None:
-    first = client(over_chat).responses.create(model="cloud", input=ASK, store=False)
-    assert "previous_response_id" in refused(over_chat, servers, "alice", first.id).message
+    """No backend speaks Responses itself, so an id the router does not hold (asked not to
+    be stored, or never made) is held nowhere it can reach: OpenAI's 400. It was the
+    plan's refusal, telling the client to send it to a model whose backends speak
+    Responses, which the router had none of (found in a live run of the openai SDK)."""
+    previous = "resp_doesnotexist123"
+    if stored is False:
+        previous = client(over_chat).responses.create(model="cloud", input=ASK, store=False).id
+    error = refused(over_chat, servers, "alice", previous)
+    assert error.body == {  # the same as another caller's id: neither tells the other apart
+        "message": f"Previous response with id '{previous}' not found.",
+        "type": "invalid_request_error",
+        "param": "previous_response_id",
+        "code": "previous_response_not_found",
+    }
+
+
+def test_an_id_unknown_where_a_backend_speaks_responses_is_told_to_go_there(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """`local` speaks Responses and may hold an id the router never saw (made before a
+    restart): `cloud`'s refusal names the model to send it to, as before."""
+    with router(parse(config(servers, tmp_path, ["chat", "responses"]))) as proxy:
+        error = refused(proxy, servers, "alice", "resp_doesnotexist123")
+    assert error.code is None
+    assert "to a model whose backends speak Responses" in error.message
 
 
 def test_another_callers_response_is_one_the_router_does_not_hold(
