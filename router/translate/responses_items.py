@@ -66,6 +66,7 @@ def envelope(
         "parallel_tool_calls": _asked(request, "parallel_tool_calls", bool, True),
         "previous_response_id": request.get("previous_response_id"),
         "reasoning": _asked(request, "reasoning", dict, {"effort": None, "summary": None}),
+        "service_tier": _asked(request, "service_tier", str, None),  # the tier served: `finish`
         "store": _asked(request, "store", bool, True),
         "temperature": request.get("temperature", 1.0),
         "text": text_config(request.get("text")),
@@ -131,7 +132,16 @@ def text_config(asked: Any) -> dict[str, Any]:
     return out
 
 
-def finish(out: dict[str, Any], reason: str | None, chat_usage: Any) -> dict[str, Any]:
+def finish(
+    out: dict[str, Any], reason: str | None, chat_usage: Any, service_tier: Any = None
+) -> dict[str, Any]:
+    """`out`, the Response of a chat answer now whole: its status by the chat `reason`, its
+    usage, and the `service_tier` the chat answer said served it (null when it said none, as
+    vLLM's), as a chat client reads it from the same backend: OpenAI answers `auto` with the
+    tier it used (`default`), and the Response said null where chat said `default` (found
+    in a live run of the openai SDK). Until then it echoes the tier asked, as OpenAI's
+    `response.created` does."""
+    out["service_tier"] = service_tier if isinstance(service_tier, str) else None
     if reason in LIMIT_REASONS:  # Mistral's `model_length` too: the context window cut it
         out["status"] = "incomplete"
         out["incomplete_details"] = {"reason": "max_output_tokens"}

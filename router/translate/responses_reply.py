@@ -118,6 +118,7 @@ class ResponsesStream:
         self._reasoning = HeldReasoning(clock)
         self._held: dict[str, Any] | None = None  # a choice-less chunk before the opener
         self._said: list[str] = []  # the chat finish reasons (`upstream_finish_reasons`)
+        self._tier: Any = None  # the `service_tier` the chunks said served the answer
 
     @property
     def finished(self) -> bool:
@@ -178,6 +179,7 @@ class ResponsesStream:
         """The events for one chunk. The openers (`response.created`, `.in_progress`) wait
         for a chunk with a choice (or usage, or the end), as in `MessagesStream.feed`: made
         from Azure's choice-less prompt-filter chunk, they showed a silent backend at work."""
+        self._tier = chunk.get("service_tier") or self._tier
         if not self.started and not chunk.get("choices") and not chunk.get("usage"):
             self._held = self._held or chunk
             return []
@@ -221,7 +223,7 @@ class ResponsesStream:
         out.extend(self._events(steps))
         final = envelope(self._rid, self._model, self._request, "completed", self._created_at)
         final["output"] = self._done
-        finish(final, self._finish, self._usage)
+        finish(final, self._finish, self._usage, self._tier)
         name = "response.completed" if final["status"] == "completed" else "response.incomplete"
         out.append(self._emit(name, {"response": final}))
         return out

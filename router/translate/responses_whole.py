@@ -67,4 +67,4 @@ def from_chat(
         )
     if cut and out["output"]:  # the last item is the one the model was writing
         out["output"][-1]["status"] = "incomplete"
-    return finish(out, choice.get("finish_reason"), chat.get("usage"))
+    return finish(out, choice.get("finish_reason"), chat.get("usage"), chat.get("service_tier"))

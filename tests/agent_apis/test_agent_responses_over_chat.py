@@ -201,3 +201,38 @@ def test_a_custom_tools_grammar_reaches_the_chat_model_in_its_description(
     assert description.startswith(APPLY_PATCH["description"])
     assert APPLY_PATCH["format"]["definition"] in description  # type: ignore[index]
     assert "Lark grammar" in description and "`input`" in description
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_response_over_chat_says_the_service_tier_its_chat_answer_said(
+    proxy: RunningRouter, stream: bool
+) -> None:
+    """Asked `auto`, a chat client of the same backend reads `default` (the tier that served
+    it, as OpenAI says it); the Response said null (found in a live run of openai 3.63). A
+    stream's openers echo the tier asked, as OpenAI's `response.created` does."""
+    sdk = openai_client(proxy)
+    chat = sdk.chat.completions.create(
+        model="cloud", messages=[{"role": "user", "content": "hi"}], service_tier="auto"
+    )
+    ask: dict[str, Any] = {"model": "cloud", "input": "hi", "service_tier": "auto"}
+    if not stream:
+        response = sdk.responses.create(**ask)
+        assert response.service_tier == chat.service_tier == "default"
+        return
+    events = list(sdk.responses.create(stream=True, **ask))
+    assert events[0].type == "response.created"
+    assert events[0].response.service_tier == "auto"
+    assert events[-1].type == "response.completed"
+    assert events[-1].response.service_tier == chat.service_tier == "default"
+
+
+def test_a_response_over_a_chat_backend_naming_no_tier_says_none(
+    chat_proxy: RunningRouter,
+) -> None:
+    """vLLM's chat answer says `service_tier: null`, and so does the Response made of it."""
+    sdk = openai_client(chat_proxy)
+    chat = sdk.chat.completions.create(
+        model="local", messages=[{"role": "user", "content": "hi"}], service_tier="auto"
+    )
+    response = sdk.responses.create(model="local", input="hi", service_tier="auto")
+    assert chat.service_tier is None and response.service_tier is None
