@@ -8,7 +8,6 @@ completed, as far as it came.
 
 from __future__ import annotations
 
-import time
 from types import UnionType
 from typing import Any
 
@@ -17,6 +16,7 @@ import orjson
 from router.echoed_fields import CHECKED_TOOLS, CHOICE_TYPES, CHOICES, MEMBERS
 from router.ledger.usage import normalize_usage
 from router.translate.custom_input import custom_input
+from router.translate.tool_ids import reply_part
 from router.translate.wire import LIMIT_REASONS
 
 # finish reasons that stop an item midway: a token limit's (`LIMIT_REASONS`), a filter's
@@ -40,8 +40,14 @@ def usage(chat_usage: Any) -> dict[str, Any] | None:
     }
 
 
-def response_id(chat_id: Any) -> str:
-    return f"resp_{chat_id}" if chat_id else f"resp_{time.time_ns():x}"
+def response_id(part: str | None = None) -> str:
+    """A Response's id: `resp_` and its reply's random part (`tool_ids.reply_part`), the one
+    its items' ids hold. Not the chat backend's completion id: the router keeps what it made
+    by its id (`router.stored_items`), and a backend may repeat one (Ollama draws
+    `chatcmpl-<n>` from 999 values), so a later answer with the same id replaced an earlier
+    one, and a turn naming the earlier one got another conversation's answer (found running
+    VoltAgent). `part`: the reply's, a new one when it has none yet (a refusal's)."""
+    return f"resp_{part or reply_part()}"
 
 
 def envelope(
@@ -177,7 +183,8 @@ OWN_REASONING = "rs_smf_"
 
 
 def reasoning_id(base: str) -> str:
-    """The id of a reasoning item the router made from a chat backend's reasoning."""
+    """The id of a reasoning item the router made from a chat backend's reasoning, `base`
+    its reply's random part (and its place), as every item's it makes (`response_id`)."""
     return f"{OWN_REASONING}{base}"
 
 

@@ -71,7 +71,7 @@ def told_in_band(api: Api, stream: bool, error: RouterError, codex: bool) -> boo
 
 def refusal_stream(error: RouterError, request: dict[str, Any]) -> bytes:
     """The whole answer to `request` that `error` refused: the Response opened, then failed."""
-    rid = response_id(None)
+    rid = response_id()
     opened = envelope(rid, request.get("model"), request, "in_progress", int(time.time()))
     said = [
         named_event(name, {"type": name, "sequence_number": number, "response": opened})

@@ -250,8 +250,8 @@ class ResponsesStream:
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
-        self._base = str(chunk.get("id") or time.time_ns())
-        self._rid = response_id(chunk.get("id"))
+        self._base = self._ids.part  # the reply's own, not the chunk's id (`response_id`)
+        self._rid = response_id(self._base)
         self._model = chunk.get("model")
         self._created_at = int(time.time())
         response = envelope(self._rid, self._model, self._request, "in_progress", self._created_at)

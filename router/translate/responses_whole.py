@@ -36,10 +36,9 @@ def from_chat(
     namespaced = namespaced or {}
     choice = first_choice(chat)
     message = choice.get("message") or {}
-    base = str(chat.get("id") or time.time_ns())
-    rid = response_id(chat.get("id"))
-    out = envelope(rid, chat.get("model"), request, "completed", int(time.time()))
     ids = ToolIds(request=request, prefix="call")
+    base = ids.part  # the reply's own, not the backend's id: `responses_items.response_id`
+    out = envelope(response_id(base), chat.get("model"), request, "completed", int(time.time()))
     cut = choice.get("finish_reason") in CUT
     thought = reasoning_text(message)
     if thought:  # before the answer, as vLLM's Responses server puts it

@@ -28,7 +28,8 @@ from typing import Any
 
 
 def reply_part() -> str:
-    """A random part for one reply's made-up ids: 64 bits, no two replies alike."""
+    """A random part for one reply's made-up ids: 64 bits, no two replies alike. A Responses
+    reply's items and the response itself are named by it as well (`ToolIds.part`)."""
     return secrets.token_hex(8)
 
 
@@ -77,6 +78,12 @@ class ToolIds:
         self._prefix = prefix
         self._request = request
         self._held: set[str] | None = None
+
+    @property
+    def part(self) -> str:
+        """This reply's random part: its Responses items and response are named by it too
+        (`responses_items.response_id`), unique whatever id the backend gave."""
+        return self._part
 
     @property
     def _taken(self) -> set[str]:

@@ -28,6 +28,8 @@ from router.relay import Tally
 from router.simulator.playback import THOUGHT
 from router.translate import events, responses_reply, responses_whole
 from router.translate.keep_alive import REASONING_GRACE_S
+from router.translate.responses_items import OWN_REASONING
+from router.translate.tool_ids import ToolIds
 from tests.agent_apis.agent_stack import openai_client
 from tests.agent_apis.chat_chunks import (
     ASK,
@@ -61,6 +63,11 @@ CLOSED = [
 EVENTS: TypeAdapter[Any] = TypeAdapter(ResponseStreamEvent)  # as the `openai` SDK reads one
 
 
+def own() -> ToolIds:
+    """A stream's ids with a known part (`p1`): its items are named by it."""
+    return ToolIds("p1", prefix="call")
+
+
 def names(events: list[tuple[str, dict[str, Any]]]) -> list[str]:
     return [name for name, _ in events]
 
@@ -76,7 +83,7 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
     spelling: str,
 ) -> None:
     now = 0.0
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now, ids=own())
     thought = SPELLINGS[spelling]
 
     def sent(*deltas: Any) -> list[tuple[str, dict[str, Any]]]:
@@ -94,7 +101,7 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
     added, part, delta = (event for _, event in shown)
     assert added["item"] == {
         "type": "reasoning",
-        "id": "rs_smf_chatcmpl-1_0",  # made by the router, from the chunk's id and its place
+        "id": "rs_smf_p1_0",  # made by the router, from its reply's part and its place
         "summary": [],
         "status": "in_progress",
     }
@@ -143,7 +150,7 @@ def test_reasoning_is_held_through_the_grace_then_streams_as_a_reasoning_item(
 def test_reasoning_within_the_grace_goes_out_first_when_the_answer_comes() -> None:
     """The model moves on before the grace is over: its answer commits the stream anyway,
     and the reasoning held goes before it, the reasoning item first."""
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0, ids=own())
     fed = [
         chunk({"role": "assistant", "reasoning": "I need "}),
         chunk({"reasoning": "the weather."}),
@@ -174,7 +181,7 @@ def test_reasoning_after_text_or_a_call_opens_a_new_item_after_it(before: str) -
     """An item once closed takes no more: reasoning that comes after the answer began (a
     model thinking again after a call, as an interleaved-thinking model does) is an item of
     its own, after the one before it, and so is the text after that."""
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0, ids=own())
     fed = [chunk({"role": "assistant", "reasoning": "First."})]
     if before == "text":
         fed.append(chunk({"content": "Hi"}))
@@ -182,21 +189,21 @@ def test_reasoning_after_text_or_a_call_opens_a_new_item_after_it(before: str) -
         fed += [call(0, "", "get_weather"), call(0, '{"city": "Paris"}')]
     fed += [chunk({"reasoning": "Then."}), chunk({"content": "Done."}), chunk({}, "stop")]
     final = run(stream, fed)[-1][1]["response"]
-    middle = ("message", "msg_chatcmpl-1_1")
+    middle = ("message", "msg_p1_1")
     if before == "call":
-        middle = ("function_call", "fc_chatcmpl-1_1")
+        middle = ("function_call", "fc_p1_1")
     assert [(item["type"], item["id"]) for item in final["output"]] == [
-        ("reasoning", "rs_smf_chatcmpl-1_0"),
+        ("reasoning", "rs_smf_p1_0"),
         middle,
-        ("reasoning", "rs_smf_chatcmpl-1_2"),
-        ("message", "msg_chatcmpl-1_3"),
+        ("reasoning", "rs_smf_p1_2"),
+        ("message", "msg_p1_3"),
     ]
     thoughts = [item["content"][0]["text"] for item in final["output"][::2]]
     assert thoughts == ["First.", "Then."]
 
 
 def test_reasoning_alone_within_the_grace_shows_at_the_end_cut_when_the_limit_cut_it() -> None:
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: 0.0, ids=own())
     held = stream.feed(chunk({"role": "assistant", "reasoning": "Let me think"}))
     assert names(payloads(held)) == ["response.created", "response.in_progress"]
     assert stream.feed(chunk({}, "length")) == []
@@ -217,7 +224,7 @@ def test_reasoning_held_through_the_grace_is_joined_as_it_comes() -> None:
     they come (`so_far.Text`), and shown whole once the grace is over. Past the grace they
     were kept per piece twice, by the open block and by the item (17.7 times the text)."""
     now = 0.0
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now, ids=own())
     stream.feed(chunk({"role": "assistant", "content": ""}))
     count = 50_000  # 200 KB
     with traced() as held:
@@ -242,7 +249,7 @@ def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_o
     there shows it as far as it went, and the ledger's estimate counts it as sent (the
     translator no longer holds it), not as answer text."""
     now = 0.0
-    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now)
+    stream = responses_reply.ResponsesStream({"model": "auto"}, clock=lambda: now, ids=own())
     sent = stream.feed(chunk({"role": "assistant", "reasoning": "Let me "}))
     now = REASONING_GRACE_S
     sent += stream.feed(chunk({"reasoning": "think"}))
@@ -256,7 +263,7 @@ def test_a_stream_cut_mid_reasoning_fails_with_the_reasoning_so_far_counted_as_o
     assert failed["response"]["output"] == [
         {
             "type": "reasoning",
-            "id": "rs_smf_chatcmpl-1_0",
+            "id": "rs_smf_p1_0",
             "summary": [],
             "status": "incomplete",
             "content": [{"type": "reasoning_text", "text": "Let me think more"}],
@@ -274,9 +281,11 @@ def whole_reply(message: dict[str, Any], usage: Any = USAGE) -> dict[str, Any]:
 def test_a_whole_reply_has_the_reasoning_item_first_counted_as_output_not_text(field: str) -> None:
     chat = whole_reply({field: "Two and two.", "content": "4", "tool_calls": []})
     reply = responses_whole.from_chat(chat, {"model": "auto"})
+    made = reply["output"][0]["id"]  # the reply's own part, not the chat id ("c")
+    assert made.startswith(OWN_REASONING) and made != f"{OWN_REASONING}c"
     assert reply["output"][0] == {
         "type": "reasoning",
-        "id": "rs_smf_c",
+        "id": made,
         "summary": [],
         "content": [{"type": "reasoning_text", "text": "Two and two."}],
         "status": "completed",
