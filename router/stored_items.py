@@ -8,9 +8,12 @@ the model wrote before its call. Over a chat backend the router made those items
 translating the chat answer (`router.translate.responses_whole`, `responses_reply`): no
 backend holds them, and every such turn was refused as server state no chat backend has,
 in words that sent the client to a backend speaking Responses, which holds no
-`msg_chatcmpl-…` either (found with the AI SDK 6). So the router keeps what it made, and a
-reference to an item it holds becomes that item, as a client not storing (`store: false`)
-sends it whole, before the turn is classified, routed or translated (`Gateway._prepare`).
+`msg_…` of the router's either (found with the AI SDK 6). So the router keeps what it made,
+and a reference to an item it holds becomes that item, as a client not storing (`store:
+false`) sends it whole, before the turn is classified, routed or translated
+(`Gateway._prepare`). Its ids are its own, random per reply (`responses_items.response_id`),
+never the backend's completion id, which a backend may repeat: kept by that id, a later
+answer replaced an earlier one, and one conversation's reference got another's answer.
 
 Kept: the message items (text, a refusal) and tool calls (function, custom) of a response
 the router made over chat, unless it was asked not to store it (`store: false`, as a backend

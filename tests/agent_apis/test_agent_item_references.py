@@ -3,7 +3,7 @@ backend as the items it names, when the router made them (`router.stored_items`)
 
 The Vercel AI SDK's `openai(model)` (ai 6, @ai-sdk/openai 3) stores its responses by
 default and sends a second turn's earlier answer, and a tool loop's text or reasoning before
-its call, as `{"type": "item_reference", "id": "msg_chatcmpl-…"}`: ids the router minted
+its call, as `{"type": "item_reference", "id": "msg_…"}`: ids the router minted
 translating a chat answer. Every such turn was a 400 telling the client to use a backend
 speaking Responses, which holds no such id either (found running the AI SDK against the
 router). The official `openai` SDK sends those turns here, to a real router over simulators
