@@ -6,9 +6,11 @@ first file (`commit_messages`), a prompt asking for a SQL query a ```sql block o
 first table its schema shows, arithmetic gets `\\boxed{}` (`arithmetic`), offered tools get a call
 (`tool_calls`: the tool `tool_choice` names, else the one the ask names, else the first,
 with arguments built from its JSON schema; none unforced where the latest instructions
-forbid one, `text_only`), a tool
-result gets a short summary (unless `tool_choice` forces another call: of the tool after the
-one called last, `tool_calls.tool_call`), anything else plain prose. A request for structured output
+forbid one, `text_only`), tools a system prompt lists in the Hermes format the same call
+written in the text as it asks (`hermes_tools`: Qwen-Agent's default), a tool result (there,
+a user message of `<tool_response>`s) gets a short summary (unless `tool_choice` forces
+another call: of the tool after the one called last, `tool_calls.tool_call`), anything else
+plain prose. A request for structured output
 (`response_format`, `text.format`, vLLM's `structured_outputs`) gets, where it would get
 text, a JSON document built from its schema the way tool arguments are (of named `anyOf` or
 `oneOf` branches, BeeAI's tools, the one a fixed rule picks from the conversation:
@@ -33,17 +35,18 @@ import hashlib
 import json
 import random
 import re
+from dataclasses import replace
 from typing import Any
 
 from classifier.dsp_template import legacy_outputs
-from router.simulator import dataprompt
+from router.simulator import dataprompt, hermes_tools
 from router.simulator.arithmetic import math_answer, sum_written
 from router.simulator.colang_intents import user_intent
 from router.simulator.commit_messages import asks_commit_message, commit_message
 from router.simulator.described import alternatives_in
 from router.simulator.dsp_fields import laid_out
 from router.simulator.instances import JSON_OBJECT, structured
-from router.simulator.prompt import Prompt, Reply, ToolCall, ends
+from router.simulator.prompt import Prompt, Reply, ToolCall, ToolSpec, ends
 from router.simulator.prompted import asked_json, framed
 from router.simulator.text_only import forbids_tools
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
@@ -86,6 +89,9 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
     call = _unforced_call(prompt)
     if call is not None:  # OpenAI: an agent's tools before its structured output
         return Reply(tool_calls=(call,))
+    listed = () if prompt.tools else hermes_tools.listed(prompt.system)
+    if listed and (written := _written_call(prompt, listed)) is not None:
+        return Reply(text=written)
     if prompt.output_choice:
         return Reply(text=prompt.output_choice[0])
     if prompt.output_schema is None or prompt.output_schema is JSON_OBJECT:
@@ -95,7 +101,7 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
     if prompt.output_schema is not None:
         schema = prompt.output_schema
         return Reply(text=structured(schema, prompt.user, chooser(prompt), named_agent(prompt)))
-    if prompt.after_tool_result:
+    if prompt.after_tool_result or (listed and hermes_tools.responded(prompt.user)):
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     text = _answer_text(prompt, rng, index)
     if fields := legacy_outputs(prompt.user):  # a DSPy 2.x call: in its fields
@@ -114,6 +120,18 @@ def _unforced_call(prompt: Prompt) -> ToolCall | None:
     if prompt.output_exclusive or forbids_tools(prompt):
         return None
     return chosen_call(prompt)
+
+
+def _written_call(prompt: Prompt, listed: tuple[ToolSpec, ...]) -> str | None:
+    """The call of a tool the system prompt lists in the Hermes format (`hermes_tools`),
+    written in the text as it asks: the call the same rules make of tools sent
+    (`_unforced_call`), None where they make none, after the tools' results (the last user
+    message holds them) or where an output constraint holds the text."""
+    constrained = prompt.output_schema is not None or bool(prompt.output_choice)
+    if constrained or hermes_tools.responded(prompt.user):
+        return None
+    call = _unforced_call(replace(prompt, tools=listed))
+    return None if call is None else hermes_tools.written(call)
 
 
 def _answer_text(prompt: Prompt, rng: random.Random, index: int) -> str:
