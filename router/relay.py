@@ -35,6 +35,7 @@ from router.errors import RouterError, cancellation, internal_error, stream_erro
 from router.first_token import carries_output
 from router.record import CHAT_APIS, Api
 from router.reply_checks import UNFINISHED, misshapen, unfinished
+from router.request_size import generated_call_chars
 from router.sse import DONE, Data, Written, event, reframed
 from router.stall import Stall
 from router.translate import events
@@ -119,7 +120,9 @@ class Tally:
             # generated output too: a stream left mid-reasoning was estimated at 0 tokens
             self.output_chars += len(reasoning_text(delta))
             if isinstance(delta, dict) and delta.get("tool_calls"):
-                self.output_chars += len(orjson.dumps(delta["tool_calls"]))
+                calls = delta["tool_calls"]  # the name and arguments the model generated
+                if isinstance(calls, list):
+                    self.output_chars += sum(map(generated_call_chars, calls))
                 streamed = "delta" in choice  # a whole message's calls are not fragments to fix
                 rewritten = self._join_calls(number, streamed, delta["tool_calls"]) or rewritten
             reason = choice.get("finish_reason")

@@ -95,12 +95,20 @@ def _tool_call_chars(calls: Any) -> int:
     the prompt (the content is null)."""
     if not isinstance(calls, list):
         return 0
-    chars = 0
-    for call in calls:
-        function = call.get("function") if isinstance(call, dict) else None
-        if isinstance(function, dict):
-            chars += 16 + _text_chars(function.get("name")) + _text_chars(function.get("arguments"))
-    return chars
+    framed = (c for c in calls if isinstance(c, dict) and isinstance(c.get("function"), dict))
+    return sum(16 + generated_call_chars(call) for call in framed)
+
+
+def generated_call_chars(call: Any) -> int:
+    """The characters the model generated for one chat tool call, or one fragment of a
+    streamed one: its function's name and arguments text, nothing of the JSON around them.
+    The output's estimate counted each streamed fragment's whole JSON (`id`, `type`,
+    `index`, the key names): 62 tokens for a call of 19 (found in a live review). Reads the
+    two fields, never serialises the fragment: it runs once per chunk."""
+    function = call.get("function") if isinstance(call, dict) else None
+    if not isinstance(function, dict):
+        return 0
+    return _text_chars(function.get("name")) + _text_chars(function.get("arguments"))
 
 
 def _agent_chars(body: dict[str, Any]) -> int:

@@ -7,8 +7,9 @@ usage) and message_stop. Usage follows Anthropic's convention: `input_tokens` ex
 cache reads (FACTS.md). Without the upstream's usage (Anthropic's is required) both counts
 are the router's estimates, the ones the ledger records: the input from the request, the
 output from the characters the client was sent, as the relay's tally counts a stream's (the
-text, and each tool call's input as JSON as the stream sends it, `wire.tool_input`: the
-arguments as they came when they are an object), and the reasoning it was not
+text, and each tool call's name and its input as JSON as the stream sends it,
+`wire.tool_input`: the arguments as they came when they are an object), and the reasoning
+it was not
 (`held_chars`). A whole reply counts its calls so too: its compact `input` counted fewer
 (4 tokens where the same call streamed counted 5, found in review).
 
@@ -139,11 +140,13 @@ def from_chat(
         function = call.get("function") or {}
         arguments = arguments_text(function.get("arguments"))
         inputs += len(tool_input(arguments))
+        name = str(function.get("name") or "")
+        inputs += len(name)  # generated too (`MessagesStream._event`)
         content.append(
             {
                 "type": "tool_use",
                 "id": ids.id(call.get("id"), position),
-                "name": str(function.get("name") or ""),
+                "name": name,
                 "input": parse_arguments(arguments),
             }
         )
@@ -202,7 +205,7 @@ class MessagesStream:
         self._refused = False
         self._usage: Any = None
         self._usage_final = False  # `_usage` is the whole count, not a running one (`feed`)
-        self._sent = 0  # characters of text and tool input sent: the output's estimate
+        self._sent = 0  # characters of text, tool names and input sent: the output's estimate
         self._alive = KeepAlive(clock)  # when the open call's next empty delta may go
         # when the next ping may go while the model reasons (read here: tests shorten it)
         self._pings = KeepAlive(clock, first_after=keep_alive.REASONING_GRACE_S)
@@ -345,6 +348,7 @@ class MessagesStream:
             self._opened += 1
             self._alive.reset()
             shell = _shell(block, self._ids)
+            self._sent += len(shell.get("name", ""))  # a call's name: generated output
             start = {"type": "content_block_start", "index": index, "content_block": shell}
             return [named_event("content_block_start", start)]
         out: list[bytes] = []

@@ -183,8 +183,9 @@ class Sequencer:
         return self.piece(key, text, call, self._calls.arguments)
 
     def waiting_chars(self) -> int:
-        """Characters of the pieces waiting for the open block to stop: none went out yet."""
-        return sum(block.chars() for block in self._waiting.values())
+        """Characters of the pieces waiting for the open block to stop, and of a waiting
+        call's name: none went out yet (a prose block's name is empty)."""
+        return sum(block.chars() + len(block.name) for block in self._waiting.values())
 
     def end(self) -> list[Step]:
         """Stop the open block, then open, fill and stop every waiting one."""

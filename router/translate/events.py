@@ -76,6 +76,8 @@ _UNSAID_DELTAS = frozenset(
     }
 )
 
+_CALL_ITEMS = ("function_call", "custom_tool_call")  # whose `name` the model generated
+
 
 class Watched(Protocol):
     """What the relay's tally keeps (see `router.relay.Tally`)."""
@@ -250,6 +252,13 @@ def _count(tally: Watched, text: Any) -> None:
             tally.text.add(text)
 
 
+def _count_name(tally: Watched, name: Any) -> None:
+    """A tool call's name: generated output, as its arguments are (the estimate counted
+    the arguments alone; a chat stream's counts both, `generated_call_chars`)."""
+    if isinstance(name, str):
+        tally.output_chars += len(name)
+
+
 def _keep_call(
     tally: Watched, position: Any, name: Any, arguments: str = "", custom: bool = False
 ) -> None:
@@ -263,7 +272,8 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
         _see_block_delta(tally, obj)
     elif kind == "content_block_start":
         block = obj.get("content_block") or {}
-        if block.get("type") == "tool_use":
+        if block.get("type") == "tool_use":  # its name the model generated, as its input
+            _count_name(tally, block.get("name"))
             _keep_call(tally, obj.get("index"), block.get("name"))
     elif kind == "message_start":
         _merge(tally, (obj.get("message") or {}).get("usage"))
@@ -284,6 +294,7 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
                 if block.get("type") == "tool_use":
                     arguments = orjson.dumps(block.get("input")).decode()
                     tally.output_chars += len(arguments)
+                    _count_name(tally, block.get("name"))
                     _keep_call(tally, position, block.get("name"), arguments)
         if obj.get("stop_reason"):
             tally.finish_reasons.append(str(obj["stop_reason"]))
@@ -327,6 +338,8 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
     elif kind in _SO_FAR_EVENTS:
         if kind == "response.refusal.delta":  # the answer, as a chat refusal is (`Tally.see`)
             _count(tally, obj.get("delta"))
+        elif kind == "response.output_item.added":  # a call's name, before its arguments
+            _count_call_name(tally, obj.get("item"))
         tally.so_far.see(kind, obj)
     elif kind == "response.created":
         response = obj.get("response")
@@ -366,7 +379,14 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         arguments = item.get("arguments") or item.get("input")
         if isinstance(arguments, str):
             tally.output_chars += len(arguments)
+        _count_call_name(tally, item)
         _keep_item_call(tally, position, item)
+
+
+def _count_call_name(tally: Watched, item: Any) -> None:
+    """The name of a Responses function (or custom tool) call item: generated output."""
+    if isinstance(item, dict) and item.get("type") in _CALL_ITEMS:
+        _count_name(tally, item.get("name"))
 
 
 def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None:
