@@ -36,8 +36,10 @@ ASK: Any = {"input": LONG, "tools": TOOLS, "tool_choice": {"type": "custom", "na
 
 def generated(frames: int) -> int:
     """Characters of the call's JSON arguments in the simulator's first `frames` argument
-    frames, each one chat chunk (`argument_pieces`)."""
-    return sum(map(len, argument_pieces(json.dumps({"input": LONG}))[:frames]))
+    frames, each one chat chunk (`argument_pieces`), and of its name, which the output item
+    carried."""
+    pieces = argument_pieces(json.dumps({"input": LONG}))[:frames]
+    return len("apply_patch") + sum(map(len, pieces))
 
 
 @pytest.mark.parametrize(
@@ -106,7 +108,7 @@ def test_a_whole_custom_call_without_usage_is_counted_once(
         row = ledger_row(tmp_path / "ledger", request_id)
     call = final.output[0]
     assert call.type == "custom_tool_call" and call.input == LONG
-    assert row == ("ok", row[1], estimate_tokens(len(LONG)), True)
+    assert row == ("ok", row[1], estimate_tokens(len("apply_patch" + LONG)), True)
 
 
 def streamed(running: RunningRouter, api: str, request_id: str) -> None:

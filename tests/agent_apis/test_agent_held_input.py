@@ -36,18 +36,20 @@ def held_after_each(stream: Any) -> tuple[list[int], list[bytes]]:
 
 
 def test_a_messages_stream_holds_the_open_calls_input_and_the_pieces_waiting() -> None:
-    """Held until its block stops, then sent whole: counted as held or as sent, never both."""
+    """Held until its block stops, then sent whole: counted as held or as sent, never both.
+    A call waiting behind another is held with its name (`search`), which no event said."""
     held, events = held_after_each(anthropic_reply.MessagesStream())
-    assert held == [0, 9, 18, 25, 9, 18, 18, 0]
+    assert held == [0, 9, 18 + 6, 25 + 6, 9, 18, 18, 0]
     sent = [p["delta"] for _, p in payloads(events) if p["type"] == "content_block_delta"]
     given = "".join(d.get("partial_json", "") for d in sent)
     assert given == '{"city": "Paris"}{"q": "green tea"}'
 
 
 def test_a_responses_stream_holds_only_the_pieces_waiting() -> None:
-    """Its arguments go out as they come; a call waiting behind another's is held."""
+    """Its arguments go out as they come; a call waiting behind another's is held, with its
+    name (`search`)."""
     held, _ = held_after_each(responses_reply.ResponsesStream({"model": "auto"}))
-    assert held == [0, 0, 9, 9, 0, 0, 0, 0]
+    assert held == [0, 0, 9 + 6, 9 + 6, 0, 0, 0, 0]
 
 
 def test_a_held_input_sends_an_empty_delta_a_second_at_most() -> None:
@@ -93,7 +95,8 @@ def test_a_responses_stream_holds_an_open_custom_calls_input_and_counts_it_once_
     tally = Tally(api="responses")
     for _, payload in payloads(events):
         see("responses", tally, payload)
-    assert tally.output_chars == len("*** Begin Patch\n+x\n*** End Patch")
+    # the input and the call's name, generated too
+    assert tally.output_chars == len("*** Begin Patch\n+x\n*** End Patch" + "apply_patch")
     deltas = [p["delta"] for _, p in payloads(events) if p["type"].endswith("input.delta")]
     assert deltas == ["", "*** Begin Patch\n+x\n*** End Patch"]
 

@@ -197,9 +197,10 @@ WRITE_ASK: Any = {
 
 def generated(frames: int | None = None) -> int:
     """Characters of the call's arguments in the simulator's first `frames` argument
-    frames (all without), each one chat chunk (`argument_pieces`)."""
+    frames (all without), each one chat chunk (`argument_pieces`), and of its name, which
+    the block's start carried."""
     arguments = json.dumps({"content": LONG})
-    return sum(map(len, argument_pieces(arguments)[:frames]))
+    return len("write_file") + sum(map(len, argument_pieces(arguments)[:frames]))
 
 
 @pytest.mark.parametrize(
