@@ -39,8 +39,8 @@ def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
 
 def all_failed_fast(errors: list[UpstreamError]) -> bool:
     """Whether the plan's error is left to the client SDK's own 5xx rule (no
-    `x-should-retry`: retry twice with backoff, as against OpenAI's or vLLM's own 500):
-    only when every attempt failed fast.
+    `x-should-retry`: retry twice with backoff, as against OpenAI's or vLLM's own 500 or
+    503): only when every attempt failed fast.
 
     Decided on the set, never on the error told, as `_soonest` is: local's 500 and the
     cloud's refusal said nothing (the SDK retried) in one order and `false` in the other
@@ -53,16 +53,28 @@ def all_failed_fast(errors: list[UpstreamError]) -> bool:
     costs little: the SDK retries twice, and the breaker opens after `failure_threshold`
     failures, the client then told the router's 503 with `retry-after`.
 
+    So is an overload (`overloaded`: a busy backend's 503 or 529, answered at once): one
+    naming no wait (vLLM's queue-full 503) said `false`, "nothing to wait for", and the
+    SDK gave up after one request where against vLLM itself it retried twice with backoff
+    and got past the blip (found live, openai 3.63 and Genkit over openai 4.104). The
+    router holds nothing away for it (`router.attempt_errors.asked_wait`: no wait named)
+    nor retries a 503 itself, so the SDK's retry reaches the backend, one request per
+    backend each, as many as it would send the backend directly; the breaker counts no
+    overload (a working backend said "not now"), the SDK's own count bounds them. A wait
+    told goes out in its own headers before this is read (`router.api.errors`); one not
+    told (a long one beside a backend naming none, `_soonest`) holds its backend away when
+    past `retry_after_max_s`, so the retry meets the others.
+
     Any other attempt makes it `false`: a deadline (`Timeout`: connect, first token, idle,
     stall or total; the router's own, never a backend's), which the retry waits out again,
     minutes of a hung backend per try; a backend refusing the router's key, billing or
     model (`backend_refused`) and a bug of ours (`router_error`), which the same request
-    meets again; a 4xx (in-band too); an overload or a rate limit (a wait told is told by
-    its own headers; an overload naming none has nothing to wait for)."""
+    meets again; a 4xx (in-band too). (A rate limit is always the error told, in headers
+    of its own.)"""
     return all(e.status >= 500 and isinstance(e, _FAST) for e in errors)
 
 
-_FAST = (ServerError, Unreachable, Cut, Malformed)
+_FAST = (ServerError, Unreachable, Cut, Malformed, Overloaded)
 
 
 def with_passed_over(error: UpstreamError, plan: Plan) -> UpstreamError:
@@ -164,7 +176,9 @@ def _soonest(chosen: _Waiting, errors: list[UpstreamError]) -> _Waiting:
     and the SDKs gave up where they had retried with their own backoff (found in review);
     and the same two backends in the other order told the client different things (a 429
     with no wait, or "wait 90 s, do not retry": found in re-review). An overload told no
-    wait says `x-should-retry: false`; told another's short wait, that wait and `true`.
+    wait is left to the SDK's own 5xx rule when every attempt failed fast
+    (`all_failed_fast`), else says `x-should-retry: false`; told another's short wait, that
+    wait and `true`.
 
     Only each backend's latest such answer counts: after a short 429 the same backend is
     retried, and a first 0.5 s then a second 90 s told the client 0.5 s, though the backend

@@ -56,13 +56,14 @@ def error_headers(error: RouterError, headers: dict[str, str] | None = None) -> 
     The router already tried every fallback, so an SDK retrying at once is futile when the
     same failure would come again: a deadline waited out, a refusal
     (`router.plan_error.all_failed_fast`: a plan whose every attempt failed fast, a 5xx
-    answer or a reset, is left to the SDK's own 5xx rule)
+    answer, a reset or an overload naming no wait, is left to the SDK's own 5xx rule)
     — except after a rate limit, where waiting is the cure: the client's SDK retries 429s on its own
     and honours `retry-after-ms`/`retry-after`, the soonest any rate-limited or overloaded
     backend named (`router.dispatch`: the client may come back when any backend may take
     it); after an overload whose backend named a wait (providers and proxies that send
-    `Retry-After` with their 503; vLLM's queue-full 503 names none), told the same way (the
-    soonest; dropped, the client was told never to retry); when the router is stopping,
+    `Retry-After` with their 503; vLLM's queue-full 503 names none, and is left to the
+    SDK's 5xx rule as above), told the same way (the soonest; dropped, the client was told
+    never to retry); when the router is stopping,
     where another replica (or this one restarted) is the cure; and when every backend was
     skipped for a while (a circuit open, a quality gate; a 429's wait alone answers a 429,
     `RateLimitedBackends`) and the router knows when one may serve again (no

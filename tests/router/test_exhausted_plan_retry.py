@@ -126,3 +126,48 @@ def test_a_hang_beside_a_500_still_says_do_not_retry(
     assert error.response.json()["error"]["code"] == "upstream_error"
     assert error.response.headers["x-should-retry"] == "false"
     assert (local.completions() - before[0], cloud.completions() - before[1]) == (1, 1)
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["plain", "stream"])
+def test_one_overload_naming_no_wait_on_every_backend_is_retried_by_the_sdk(
+    setup: tuple[dict[str, Running], RunningRouter], stream: bool
+) -> None:
+    """Both backends answer one 503 with no `Retry-After` (vLLM's queue full, a blip): the
+    router's 503 said `x-should-retry: false`, and the SDK gave up after one request, where
+    against vLLM itself it would have retried (found live: openai 3.63, Genkit over openai
+    4.104). Now its retry reaches the plan again and `local` serves it."""
+    backends, router = setup
+    local, cloud = backends["local"], backends["cloud"]
+    before = local.completions(), cloud.completions()
+    for server in (local, cloud):
+        server.control("faults", {"fault": "server_error:503", "times": 1})
+    try:
+        served, error = ask(_client(router, 2), "coding", stream)
+    finally:
+        _clear(local, cloud)
+    assert error is None, f"the SDK gave up: {error}"
+    assert served == "local"
+    assert (local.completions() - before[0], cloud.completions() - before[1]) == (2, 1)
+
+
+def test_an_overload_naming_no_wait_is_left_to_the_sdks_own_5xx_rule(
+    setup: tuple[dict[str, Running], RunningRouter],
+) -> None:
+    """Both backends staying busy: a 503 `upstream_overloaded` with no `x-should-retry` and
+    no wait, and the SDK's retries are bounded by its own count, one request per backend
+    each, as many as it would send the backend itself (the router retries no 503)."""
+    backends, router = setup
+    local, cloud = backends["local"], backends["cloud"]
+    before = local.completions(), cloud.completions()
+    for server in (local, cloud):
+        server.control("faults", {"fault": "server_error:503"})
+    try:
+        served, error = ask(_client(router, 1), "coding", stream=False)
+    finally:
+        _clear(local, cloud)
+    assert served is None and isinstance(error, openai.APIStatusError)
+    assert error.status_code == 503
+    assert error.response.json()["error"]["code"] == "upstream_overloaded"
+    headers = error.response.headers
+    assert not {"x-should-retry", "retry-after", "retry-after-ms"} & set(headers)
+    assert (local.completions() - before[0], cloud.completions() - before[1]) == (2, 2)

@@ -169,10 +169,11 @@ def test_fault(
 
 def _check_retry_advice(fault: str, status: int, headers: httpx.Headers) -> None:
     """After a rate limit the client may retry once the backend's wait is over; after a
-    fast failure (a 5xx answer, a reset, a cut: the 502s) the SDK's own 5xx rule retries,
-    as against the backend itself; after a deadline (the 504s), an overload naming no wait
-    or a refusal the router already tried every fallback and says a retry is futile."""
-    if status == 502:
+    fast failure (a 5xx answer, a reset, a cut: the 502s; an overload naming no wait, the
+    503) the SDK's own 5xx rule retries, as against the backend itself; after a deadline
+    (the 504s) or a refusal the router already tried every fallback and says a retry is
+    futile."""
+    if status in (502, 503):
         assert "x-should-retry" not in headers
         return
     if not fault.startswith("rate_limit"):

@@ -31,10 +31,11 @@ FAST: dict[str, Make] = {
     "500@local": lambda: ServerError("Internal Server Error", backend="local"),
     "reset@local": lambda: Unreachable("local: connection reset", backend="local"),
     "cut@local": lambda: Cut("local: stream ended before its first token", backend="local"),
+    # vLLM's queue-full 503 names no wait: retried against vLLM itself (found live)
+    "overloaded@local": lambda: Overloaded("The engine is currently busy", backend="local"),
 }
 SLOW: dict[str, Make] = {
     "refused@cloud": lambda: BackendRefused("cloud", 401),
-    "overloaded@cloud": lambda: Overloaded("Overloaded", backend="cloud"),
     "timeout@cloud": lambda: Timeout("cloud: no first token in time", backend="cloud"),
     "bug@cloud": lambda: RouterFault("cloud"),
 }
@@ -85,3 +86,14 @@ def test_another_backends_failure_is_cut_to_brief_chars() -> None:
     fits = "y" * (BRIEF_CHARS - len("cloud: "))
     whole = most_meaningful([FAST["500@local"](), ServerError(fits, backend="cloud")])
     assert whole.message == f"local: Internal Server Error; cloud: {fits}"
+
+
+def test_an_overloads_long_wait_not_told_leaves_the_retry_to_the_sdk() -> None:
+    """Local busy with no wait named, the cloud for 90 s: no wait is told (local may take
+    the request any moment, `_soonest`) and the SDK retries on its own rule, in either
+    order; a wait told keeps its own advice (`false` from a minute, `true` under it)."""
+    busy: Make = lambda: Overloaded("busy", backend="local")  # noqa: E731
+    long: Make = lambda: Overloaded("busy", backend="cloud", retry_after=90.0)  # noqa: E731
+    short: Make = lambda: Overloaded("busy", backend="cloud", retry_after=5.0)  # noqa: E731
+    assert (advice(busy, long), advice(long, busy)) == (None, None)
+    assert (advice(long), advice(short), advice(busy, short)) == ("false", "true", "true")
