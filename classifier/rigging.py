@@ -32,11 +32,11 @@ rigging is no coding agent (`classifier.rules.agent_session`).
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import Any
 
+from classifier.listed_tools import BLOCK_CHARS, MAX_TOOLS, block_start, json_tools
 from classifier.message import System, one_text, per_text, role
 
 # The tools block's opening (`json_tools.py`, `xml_tools.py`): alike in every text mode
@@ -47,10 +47,6 @@ HEADING = (
 JSON_TOOLS = ("<available-tools>\n", "\n</available-tools>\n")
 XML_TOOLS = ("<tools>\n", "\n</tools>\n")
 _XML_TOOL = re.compile(r'^<rg-tool name="([A-Za-z_][\w.-]{0,127})" description="', re.MULTILINE)
-MAX_TOOLS = 64  # of the tools listed, as many as are read of a request's `tools`
-BLOCK_CHARS = 262_144  # of the tools' list, at most: a longer one is read as no list
-LINE_CHARS = 65_536  # of one tool's JSON line, at most
-HEADINGS_TRIED = 8  # of `HEADING`'s occurrences, the first looked at for the block's
 # `Message.from_model(error, suffix=...)`: the error element, a blank line, the suffix
 RETRY = "\n\nRewrite your entire message with all of the required xml elements."
 _ERROR = re.compile(r'<(system|validation)-error type="[\w.]{1,128}">')
@@ -71,7 +67,7 @@ def _listed(text: str) -> tuple[dict[str, Any], ...]:
     if start < 0:
         return ()
     at = start + len(HEADING)
-    for (opening, closing), read in ((JSON_TOOLS, _json_tools), (XML_TOOLS, _xml_tools)):
+    for (opening, closing), read in ((JSON_TOOLS, json_tools), (XML_TOOLS, _xml_tools)):
         if text.startswith(opening, at):
             end = text.find(closing, at, at + BLOCK_CHARS)
             return () if end < 0 else read(text[at + len(opening) : end])[:MAX_TOOLS]
@@ -79,36 +75,11 @@ def _listed(text: str) -> tuple[dict[str, Any], ...]:
 
 
 def _heading(text: str) -> int:
-    """Where rigging's tools block opens in `text`: its start or after a blank line (the first
-    `HEADINGS_TRIED` occurrences of `HEADING` looked at: one a user quotes earlier in the
-    system message, mid-line, does not hide the block); -1 when it holds none."""
+    """Where rigging's tools block opens in `text` (`classifier.listed_tools.block_start`:
+    its start or after a blank line); -1 when it holds none."""
     if "<available-tools>" not in text and "<rg-tool " not in text:  # most prompts: one C scan
         return -1
-    at = text.find(HEADING)
-    for _ in range(HEADINGS_TRIED):
-        if at == 0 or (at > 1 and text.startswith("\n\n", at - 2)):
-            return at
-        if at < 0:
-            return -1
-        at = text.find(HEADING, at + 1)
-    return -1
-
-
-def _json_tools(block: str) -> tuple[dict[str, Any], ...]:
-    """The tools of an `<available-tools>` block: a JSON object a line, named."""
-    tools: list[dict[str, Any]] = []
-    for line in block.split("\n", MAX_TOOLS)[:MAX_TOOLS]:
-        if len(line) > LINE_CHARS:
-            continue
-        try:
-            spec = json.loads(line)
-        except (ValueError, RecursionError):  # a line of a thousand "[": too deep for Python
-            continue
-        name = spec.get("name") if isinstance(spec, dict) else None
-        if isinstance(name, str) and name:
-            function = {"name": name, "parameters": spec.get("parameters") or {}}
-            tools.append({"type": "function", "function": function})
-    return tuple(tools)
+    return block_start(text, HEADING)
 
 
 def _xml_tools(block: str) -> tuple[dict[str, Any], ...]:
