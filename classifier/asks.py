@@ -41,7 +41,8 @@ asks by the conversation's inside (`classifier.pi`), as LangChain's does by its 
 and evalscope's, the question and its choices are the ask, its answer-format directive the
 tool's (`classifier.inspect_ai`, `classifier.evalscope`).
 Nor is a tool's result that langroid sends as a user message after the reply requesting the
-tool (`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
+tool, or Qwen-Agent's `<tool_response>` turn under its tools block
+(`classifier.frameworks.tool_result`): the ask before it is the latest, the request one
 after a tool's result. Nor is the user's greeting or bare request for help alone ("Hi! Can
 you help me?", `classifier.greeting`), nor one inside atomic-agents' JSON
 (`classifier.frameworks.said`): a chat's first ask is its first task.
@@ -169,7 +170,7 @@ def user_messages(messages: list[Any], system: System, framed: frameworks.Framed
                 latest = message
                 break
             if own == "result" and after_tool is None:
-                after_tool = True  # langroid's tool result, a user message
+                after_tool = True  # a framework's tool result, a user message
             harness = harness or (own in ("agent", None) and _has_text(message, known, system))
             greeting = greeting or (own is None and _greets(message, known, system))
             passed += 1
@@ -271,8 +272,8 @@ def _fixed(
     an agent framework's (`classifier.frameworks.passed_over`; instructor's retries and
     Strands' nudge in their own requests, `framed`), which makes the request no agent's
     session, or a framework's tool result sent as a user message
-    (`classifier.frameworks.tool_result`, langroid's), which makes the request one after a
-    tool's result; None for any other."""
+    (`classifier.frameworks.tool_result`, langroid's, Qwen-Agent's), which makes the request
+    one after a tool's result; None for any other."""
     if aiders and aider.is_pair(messages, index):
         return "agent"
     if opencode.passed_over(messages, index, system) or qwen.passed_over(messages, index):

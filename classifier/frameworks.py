@@ -13,6 +13,10 @@ framework's reader knows its texts and reads only its own requests:
   (`classifier.pydantic_ai`);
 - rigging: its request to rewrite a reply it failed to parse passed over, the tools its text
   modes list in the system prompt offered (`classifier.rigging`);
+- Qwen-Agent, and any client writing Qwen's chat template's text itself: the tools its
+  Hermes-style `<tools>` block lists in the system prompt offered, their results in a user
+  message of `<tool_response>` blocks read as a tool's result, not an ask
+  (`classifier.hermes`);
 - instructor: its request to correct a reply that failed validation passed over
   (`classifier.instructor`);
 - smolagents: each kind of request read by the run's task (a managed agent's inside its
@@ -107,6 +111,7 @@ from classifier import (
     gptcli,
     griptape,
     haystack,
+    hermes,
     instructor,
     langroid,
     letta,
@@ -193,23 +198,25 @@ def said(message: object, system: System) -> object:
 def system_words(system: str) -> str:
     """The text of a request's system prompt, `system`, as the classifier reads it: without a
     framework's own sentences when it holds them (langroid's tools block,
-    `classifier.langroid`; rigging's, `classifier.rigging`; griptape's actions,
-    `classifier.griptape`; atomic-agents' template, `classifier.atomic_agents`); else as
-    sent."""
-    words = rigging.system_words(langroid.system_words(system))
+    `classifier.langroid`; rigging's, `classifier.rigging`; the Hermes-style one of Qwen's
+    template, `classifier.hermes`; griptape's actions, `classifier.griptape`; atomic-agents'
+    template, `classifier.atomic_agents`); else as sent."""
+    words = hermes.system_words(rigging.system_words(langroid.system_words(system)))
     return atomic_agents.system_words(griptape.system_words(words))
 
 
 def offered_tools(body: Mapping[str, Any], system: System) -> list[dict[str, Any]]:
     """The tools a framework offers elsewhere than in `tools`, in the shape of a request's
     `tools`: listed in the system prompt `system` (langroid's, `classifier.langroid.offered`;
-    rigging's text modes', `classifier.rigging.offered`; a smolagents ToolCallingAgent's on a
+    rigging's text modes', `classifier.rigging.offered`; the Hermes-style block of Qwen's
+    template, Qwen-Agent's, `classifier.hermes.offered`; a smolagents ToolCallingAgent's on a
     model that sends no `tools`, txtai's Agent's, `classifier.smolagents.text_tools`) or in
     the `response_format` of `body` (BeeAI's, `classifier.beeai.format_tools`); read as
     offered where the request sends none (`classifier.request`)."""
     return (
         langroid.as_tools(langroid.offered(system))
         or rigging.offered(system)
+        or hermes.offered(system)
         or smolagents.text_tools(system)
         or beeai.format_tools(body, system)
     )
@@ -259,7 +266,11 @@ def passed_over(messages: Sequence[Any], index: int, system: System, own: Framed
 
 def tool_result(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is a tool's result that a framework sends
-    in a user turn (langroid's, `classifier.langroid.tool_result`): passed over as no ask,
-    and the request read as one after a tool's result (`classifier.asks.user_messages`).
-    `system`: the system prompt of `messages` (`task_ask`)."""
-    return langroid.tool_result(messages, index, system)
+    in a user turn (langroid's, `classifier.langroid.tool_result`; `<tool_response>` blocks
+    under Qwen's template's tools block, Qwen-Agent's, `classifier.hermes.tool_result`):
+    passed over as no ask, and the request read as one after a tool's result
+    (`classifier.asks.user_messages`). `system`: the system prompt of `messages`
+    (`task_ask`)."""
+    return langroid.tool_result(messages, index, system) or hermes.tool_result(
+        messages, index, system
+    )

@@ -58,6 +58,13 @@ _BEFORE_FRAMEWORKS = """\
    offered, not forced ("If you decide to invoke one or more of the tools"), and not as the
    system prompt's words: that ask is tool_calling (0.90) by the tool it names, as in its
    `api` mode, where it was math 0.58 and 0.61.
+   Qwen-Agent's default function calling (`hermes.py`, 0.0.34) writes the tools into the
+   system prompt in the Hermes-style block of Qwen2.5's and Qwen3's chat templates ("# Tools"
+   ... `<tools>` and a JSON object a line, then the `<tool_call>` instruction), read as
+   offered, not forced, and not as the system prompt's words; its tool's result, a user
+   message of `<tool_response>` blocks alone, is read as a tool's result, not as the ask:
+   that ask is tool_calling (0.90), as with its tools in `tools`, where it was math 0.60 and,
+   after the result, 0.63.
    An eval tool's grader's request, told exactly (`promptfoo.py`: `llm-rubric`, `factuality`,
    `model-graded-closedqa`, `g-eval`; `inspect_ai.py`: `model_graded_qa/fact()`;
    `deepeval.py`: AnswerRelevancy's, Faithfulness' and GEval's templates; `ragas.py`:

@@ -31,8 +31,9 @@ and whether an agent's own text or built-in tools were left out, the sign of an 
 session (`RequestView.harness_cut`; an agent framework's texts are none). Not every tool is
 the request's own: an agent offers its built-in tools first, and they are read past the
 bound on tools (`classifier.toolset`). Nor is every tool sent in `tools`: langroid, rigging's
-text modes and a smolagents ToolCallingAgent list theirs in their system prompt's text, read as
-offered by their names, langroid's and rigging's blocks not read as the system prompt
+text modes, Qwen-Agent (the Hermes-style block of Qwen's chat template) and a smolagents
+ToolCallingAgent list theirs in their system prompt's text, read as offered by their names,
+langroid's, rigging's and Qwen-Agent's blocks not read as the system prompt
 (`classifier.frameworks.offered_tools`).
 """
 
@@ -209,8 +210,8 @@ def _view(body: dict[str, Any], messages: list[Any], system: System, asks: Asks)
     raw_tools = body.get("tools")
     tools: list[Any] = raw_tools if isinstance(raw_tools, list) else []
     if not tools:  # a framework's tools listed in its system prompt's text (langroid's,
-        # rigging's, a smolagents ToolCallingAgent's) or asked for as its `response_format`
-        # (BeeAI's)
+        # rigging's, Qwen-Agent's, a smolagents ToolCallingAgent's) or asked for as its
+        # `response_format` (BeeAI's)
         tools = frameworks.offered_tools(body, system)
     tool_choice = body.get("tool_choice")
     if "functions" in body or "function_call" in body:  # rare: a lookup, not a call
