@@ -120,6 +120,8 @@ def _ask_content(message: object, messages: Sequence[Any], system: System) -> tu
     if content is sent:
         content = claude_code.title_ask(message, messages, system)
     if content is sent:
+        content = claude_code.monitor_ask(message, messages, system)
+    if content is sent:
         content = code_puppy.title_ask(message, messages, system)
     if content is sent:
         content = gpt_engineer.request_ask(message, messages, system)

@@ -10,6 +10,7 @@ the session's turns, finished before the first turn and pinned every coding turn
 classifier marks the side requests it knows (`Intent.side_request`), and the router lets
 none of them pin: Claude Code's, crush's, OpenHands' and opencode's title calls
 (`classifier.claude_code`, `classifier.crush`, `classifier.openhands`, `classifier.opencode`)
+and Claude Code's security monitor's requests in auto mode (`classifier.claude_code`)
 and Open WebUI's background tasks (`classifier.open_webui`: a title, tags, follow-ups,
 queries, an autocompletion, an emoji), and code-puppy's title and compaction summarizer
 requests (`classifier.code_puppy`). Each is still read, and routed, by its ask inside.
@@ -44,7 +45,7 @@ def side_request(messages: Sequence[Any], system: System, fixed: Fixed | None) -
     `fixed`) are one of the side requests known."""
     return (
         (fixed is not None and fixed.side)
-        or claude_code.titles(messages, system)
+        or claude_code.side_requests(messages, system)
         or crush.titles(messages)
         or openhands.titles(messages, system)
         or opencode.titles(messages, system)

@@ -30,6 +30,12 @@ TITLES = {
     ),
 }
 ATTRIBUTION = "x-anthropic-billing-header:"
+# Claude Code 2.1.332's security monitor's requests in auto mode, and their transcript's ask
+MONITOR = {
+    stage: FIXTURES / "claude-code-2.1.332" / f"monitor-{stage}.json"
+    for stage in ("stage1", "stage2")
+}
+MONITOR_ASK = "Run the test suite with pytest and tell me what fails."
 
 
 def recorded(path: Path) -> dict[str, Any]:
@@ -62,6 +68,21 @@ def through_gateway(version: str = "2.1.197") -> dict[str, Any]:
     system = [{"type": "text", "text": attribution}, *parts]
     messages = [{"role": "system", "content": system}, *body["messages"]]
     return {"model": "auto", "max_tokens": 64000, "stream": True, "messages": messages}
+
+
+def monitor_body(stage: str, ask: str = MONITOR_ASK) -> dict[str, Any]:
+    """Claude Code's recorded security monitor request of `stage` (Messages), its transcript's
+    ask `ask`."""
+    body = recorded(MONITOR[stage])
+    entry = body["messages"][0]["content"][2]
+    assert entry["text"] == json.dumps({"user": MONITOR_ASK}, separators=(",", ":")) + "\n"
+    entry["text"] = json.dumps({"user": ask}, separators=(",", ":")) + "\n"
+    return body
+
+
+def claude_code_monitor(stage: str, ask: str = MONITOR_ASK) -> dict[str, Any]:
+    """The security monitor's request as the classifier reads it: translated to chat."""
+    return chat_view("messages", monitor_body(stage, ask))
 
 
 def crush_title() -> dict[str, Any]:
@@ -100,6 +121,10 @@ SIDE = {
     "claude-code-through-ccr": through_gateway,
     "claude-code-2.1.337": lambda: claude_code_title("2.1.337"),
     "claude-code-2.1.337-through-ccr": lambda: through_gateway("2.1.337"),
+    **{
+        f"claude-code-monitor-{stage}": lambda stage=stage: claude_code_monitor(stage)
+        for stage in MONITOR
+    },
     "crush": crush_title,
     "openhands": lambda: recorded(FIXTURES / "openhands-sdk-1.58.2" / "title-call.json"),
     "opencode": lambda: recorded(FIXTURES / "opencode-1.18.33" / "title-call.json"),
@@ -142,6 +167,25 @@ def test_claude_codes_title_is_read_by_the_ask_inside(body: dict[str, Any]) -> N
     assert read["rule"].startswith("agent_session: an agent's text in a user turn")
 
 
+@pytest.mark.parametrize("ask", [MONITOR_ASK, ASK])
+@pytest.mark.parametrize("stage", MONITOR)
+def test_claude_codes_monitor_is_read_by_the_transcripts_ask(stage: str, ask: str) -> None:
+    """Not by its instructions: read whole, stage 1 was instruction and stage 2 writing (on
+    the cloud). The latest ask in the transcript is read, alone."""
+    read = explain(claude_code_monitor(stage, ask))
+    assert read["read"]["latest_chars"] == len(ask)
+    assert read["side_request"] is True
+
+
+def test_the_monitors_latest_ask_is_read() -> None:
+    """A transcript of several turns: the latest user entry is the ask the action is for."""
+    body = claude_code_monitor("stage1")
+    parts = body["messages"][1]["content"]
+    earlier = {"type": "text", "text": json.dumps({"user": "Write a haiku about rain."}) + "\n"}
+    parts.insert(2, earlier)
+    assert explain(body)["read"]["latest_chars"] == len(MONITOR_ASK)
+
+
 def not_claude_codes(body: dict[str, Any]) -> dict[str, Any]:
     """`body` with another system prompt: a user who sends Claude Code's title text."""
     other = copy.deepcopy(body)
@@ -167,6 +211,7 @@ NOT_SIDE = {
     "title-text-and-more": lambda: with_more(claude_code_title()),
     "2.1.337-title-text-elsewhere": lambda: not_claude_codes(claude_code_title("2.1.337")),
     "2.1.337-title-text-and-more": lambda: with_more(claude_code_title("2.1.337")),
+    "monitor-text-elsewhere": lambda: not_claude_codes(claude_code_monitor("stage1")),
     "a-chat": lambda: {"messages": [{"role": "user", "content": ASK}]},
     **{name: lambda name=name: recorded(FIXTURES / name) for name in THE_WORK},
 }
