@@ -5,7 +5,7 @@ until a search loads it, and a custom (client-side) search loads tools by answer
 `tool_result` whose content holds `{"type": "tool_reference", "tool_name": ...}` blocks; the
 API expands each reference, wherever it stands in the history, into the tool's definition
 (its server-side search answers with a `tool_search_tool_result` of such references). From
-2.1.337 on Claude Code defers MCP tools (the Agent SDK's in-process ones among them) and
+2.1.332 (at least) Claude Code defers MCP tools (the Agent SDK's in-process ones among them) and
 some of its own behind its `ToolSearch` tool, which answers so.
 
 Chat has neither the flag nor the block. The translation dropped a reference, so the model
