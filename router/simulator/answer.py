@@ -26,7 +26,8 @@ asked for in a form shown (gpt-researcher's sub-queries), as many strings as sho
 2.x call (dsp's template) gets its answer laid out in the fields it asks for
 (`dsp_fields`). A question for Yes or No gets one word (`yes_no`: NeMo Guardrails'
 self-check rails), NeMo's prompt for the user's intent one of the intents it shows
-(`colang_intents`). Same prompt and seed, same answer.
+(`colang_intents`). Claude Code's security monitor gets its verdict allowing the action
+(`security_monitor`). Same prompt and seed, same answer.
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ from router.simulator.dsp_fields import laid_out
 from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ToolCall, ToolSpec, ends
 from router.simulator.prompted import asked_json, framed
+from router.simulator.security_monitor import monitor_verdict
 from router.simulator.text_only import forbids_tools
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
 from router.simulator.yes_no import yes_or_no
@@ -86,6 +88,8 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
         return Reply(tool_calls=(tool_call(prompt),))
     if prompt.continues:
         return Reply(text=continuation(prompt.continues, rng))
+    if (verdict := monitor_verdict(prompt)) is not None:  # its examples are no JSON asked
+        return Reply(text=verdict)
     call = _unforced_call(prompt)
     if call is not None:  # OpenAI: an agent's tools before its structured output
         return Reply(tool_calls=(call,))
@@ -100,7 +104,8 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
             return Reply(text=asked)
     if prompt.output_schema is not None:
         schema = prompt.output_schema
-        return Reply(text=structured(schema, prompt.user, chooser(prompt), named_agent(prompt)))
+        # the ask, not the message: Claude Code's title request wraps it in `<session>` tags
+        return Reply(text=structured(schema, prompt.ask, chooser(prompt), named_agent(prompt)))
     if prompt.after_tool_result or (listed and hermes_tools.responded(prompt.user)):
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     text = _answer_text(prompt, rng, index)

@@ -153,11 +153,13 @@ class MessagesApi:
             max_tokens=max_tokens,
             max_tokens_param="max_completion_tokens",  # vLLM serves Messages through chat
             stream=bool(body.get("stream")),
+            stop=_stop_sequences(body),
         )
 
     def body(self, meta: Meta, gen: Generation, ask: Ask) -> dict[str, Any]:
         choice = gen.choices[0]
-        return _message(meta, gen, _blocks(meta, choice), _STOP[choice.finish])
+        out = _message(meta, gen, _blocks(meta, choice), _STOP[choice.finish])
+        return out | _stopped_at(meta, choice)
 
     def frames(self, meta: Meta, gen: Generation, ask: Ask) -> Iterator[Frame]:
         choice = gen.choices[0]
@@ -180,11 +182,31 @@ class MessagesApi:
             stop = {"type": "content_block_stop", "index": index}
             yield event("content_block_stop", stop), False
         delta = {"stop_reason": _STOP[choice.finish], "stop_sequence": None}
+        delta |= _stopped_at(meta, choice)
         used = {"input_tokens": gen.prompt_tokens} if vllm else {}
         used["output_tokens"] = gen.completion_tokens
         ending = {"type": "message_delta", "delta": delta, "usage": used}
         yield event("message_delta", ending), False
         yield event("message_stop", {"type": "message_stop"}), False
+
+
+def _stop_sequences(body: dict[str, Any]) -> tuple[str, ...]:
+    """The `stop_sequences` strings (after `wire.check_stops`), the empty ones dropped: they
+    would end every answer before its first token."""
+    given = body.get("stop_sequences")
+    strings = given if isinstance(given, list) else []
+    return tuple(s for s in strings if isinstance(s, str) and s)
+
+
+def _stopped_at(meta: Meta, choice: Choice) -> dict[str, Any]:
+    """How a reply a stop sequence ended says so: Anthropic's `stop_reason` "stop_sequence"
+    and the string in `stop_sequence`; vLLM says "end_turn", as for an end its model chose,
+    and has no `stop_sequence` field (its Messages over chat map "stop" alone). The text
+    ends where the string began, the string not in it (`generation.stopped`): Claude Code's
+    security monitor stops its stage 1 at `</block>` (`security_monitor`)."""
+    if choice.stop_reason is None or meta.server == "vllm":
+        return {}
+    return {"stop_reason": "stop_sequence", "stop_sequence": choice.stop_reason}
 
 
 def _message(
