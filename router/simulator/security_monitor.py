@@ -1,19 +1,20 @@
 """Claude Code's auto-mode security monitor: its verdict in the form the monitor asks, allowing.
 
-In auto mode (its default permission mode from 2.1.332), Claude Code checks an action
-through a gateway with two requests of its own, without tools, whose system prompt opens
-`MONITOR`. The prompt's "Output Format" asks `<block>no</block>` of an action allowed
-(`<block>yes</block><category>…` of one blocked). Stage 1 asks that the whole answer begin
-with `<block>` and ends it at `</block>` (`stop_sequences`); stage 2 asks for `<thinking>`
-before the `<block>`, with no stop string. Claude Code reads the verdict from the text
-past any `<thinking>` block, the closing tag optional, as the stop string takes it away.
+In auto mode (now its default permission mode), Claude Code checks an action through a
+gateway, which lacks Anthropic's server-side check, with two requests of its own, without
+tools, whose system prompt opens `MONITOR`. The prompt's "Output Format" asks
+`<block>no</block>` of an action allowed (`<block>yes</block><category>…` of one blocked).
+Stage 1 asks that the whole answer begin with `<block>` and ends it at `</block>`
+(`stop_sequences`); stage 2 asks for `<thinking>` before the `<block>`, with no stop string.
+Claude Code reads the verdict from the text past any `<thinking>` block, the closing tag
+optional, as the stop string takes it away.
 
-The simulator answered both with `{"meta": {}}`, an object of the shape of the harness's
-`{"meta":{…}}` lines the prompt describes (`prompted`). Claude Code found no verdict,
-asked each stage five times, then blocked the action ("Auto mode could not evaluate this
-action", a live review of 2.1.332). A demo should let the session go on, so the verdict
-allows. The request's stop strings cut it as a server does (`generation.stopped`): stage
-1 reads `<block>no`.
+The simulator answered both with `{"meta": {}}`: it read the `{"meta":{…}}` a rule of the
+prompt quotes (the harness's lines) as the JSON form asked for (`prompted`); the monitor is
+now read before that. Claude Code found no verdict, asked each stage five times, then
+blocked the action ("Auto mode could not evaluate this action", a live review of 2.1.332).
+A demo should let the session go on, so the verdict allows. The request's stop strings cut
+it as a server does (`generation.stopped`): stage 1 reads `<block>no`.
 """
 
 from __future__ import annotations
