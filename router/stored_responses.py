@@ -204,7 +204,9 @@ class StoredResponses:
         (`ResponseNotFound`), the same answer as another caller's id, so neither tells the
         other apart. It was the plan's refusal of a chat backend, which told the client to
         send it to a model whose backends speak Responses, when there was none (found in a
-        live run of the openai SDK)."""
+        live run of the openai SDK). With one, they differ: an unknown id gets that refusal
+        or the backend's own answer, another caller's id `ResponseNotFound`; an id is 64
+        random bits (`responses_ids`), so the difference tells a guesser nothing usable."""
         if api != "responses":
             return body, None
         body = self.items.expanded(body, caller, limit)
