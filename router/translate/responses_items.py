@@ -57,7 +57,10 @@ def envelope(
     does: each field `openai.types.responses.Response` reads from the request, its default
     when not asked. `request` is the client's own, with the `previous_response_id` the
     router took out of what it sent (`call.Call.asked`). One response's every event
-    carries the same `created_at`: its caller takes the time once."""
+    carries the same `created_at`: its caller takes the time once. Not `service_tier`:
+    OpenAI's `response.created` echoes the tier asked, but the chat backend was never asked
+    one (`responses_request` drops it), so an opener that echoed `flex` was followed by a
+    `default` served (found in review); null until `finish` says what served it."""
     return {
         "id": rid,
         "object": "response",
@@ -72,7 +75,7 @@ def envelope(
         "parallel_tool_calls": _asked(request, "parallel_tool_calls", bool, True),
         "previous_response_id": request.get("previous_response_id"),
         "reasoning": _asked(request, "reasoning", dict, {"effort": None, "summary": None}),
-        "service_tier": _asked(request, "service_tier", str, None),  # the tier served: `finish`
+        "service_tier": None,  # never asked of chat: the tier served is `finish`'s
         "store": _asked(request, "store", bool, True),
         "temperature": request.get("temperature", 1.0),
         "text": text_config(request.get("text")),
@@ -145,8 +148,7 @@ def finish(
     usage, and the `service_tier` the chat answer said served it (null when it said none, as
     vLLM's), as a chat client reads it from the same backend: OpenAI answers `auto` with the
     tier it used (`default`), and the Response said null where chat said `default` (found
-    in a live run of the openai SDK). Until then it echoes the tier asked, as OpenAI's
-    `response.created` does."""
+    in a live run of the openai SDK). Until then it is null: no tier was asked of chat."""
     out["service_tier"] = service_tier if isinstance(service_tier, str) else None
     if reason in LIMIT_REASONS:  # Mistral's `model_length` too: the context window cut it
         out["status"] = "incomplete"
