@@ -119,10 +119,7 @@ class Tally:
                         self.text.add(said)
             # generated output too: a stream left mid-reasoning was estimated at 0 tokens
             self.output_chars += len(reasoning_text(delta))
-            if isinstance(delta, dict) and delta.get("tool_calls"):
-                calls = delta["tool_calls"]  # the name and arguments the model generated
-                if isinstance(calls, list):
-                    self.output_chars += sum(map(generated_call_chars, calls))
+            if isinstance(delta, dict) and delta.get("tool_calls"):  # counted as keyed
                 streamed = "delta" in choice  # a whole message's calls are not fragments to fix
                 rewritten = self._join_calls(number, streamed, delta["tool_calls"]) or rewritten
             reason = choice.get("finish_reason")
@@ -163,11 +160,12 @@ class Tally:
 
     def _join_calls(self, number: int, streamed: bool, calls: Any) -> bool:
         """Key each tool call of choice `number`: whole calls (a message) or fragments
-        (`streamed` deltas). The first choice's calls are kept with the text, their
-        arguments those their `CallKeys` keeps, every piece of the call (a list of their
-        own held 15 times the arguments, found in re-review); a delta's fragment whose
-        `index` is not its key gets the key, and one that opens a call without arguments
-        gets empty ones (`give_empty_arguments`; True when any fragment was rewritten)."""
+        (`streamed` deltas), counting the name and arguments the model generated, a call's
+        name once (`CallKeys.repeated_name`). The first choice's calls are kept with the
+        text, their arguments those their `CallKeys` keeps, every piece of the call (a list
+        of their own held 15 times the arguments, found in re-review); a delta's fragment
+        whose `index` is not its key gets the key, and one that opens a call without
+        arguments gets empty ones (`give_empty_arguments`; True when any was rewritten)."""
         keys = self.call_keys.get(number)
         if keys is None:
             keys = self.call_keys[number] = CallKeys()
@@ -177,6 +175,7 @@ class Tally:
             if not isinstance(call, dict):
                 continue
             key = keys.key(call, position)
+            self.output_chars += generated_call_chars(call) - keys.repeated_name(key, call)
             if streamed:  # a whole message's calls are left as they came
                 if call.get("index") != key:
                     call["index"], rewritten = key, True

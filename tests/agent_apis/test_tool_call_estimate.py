@@ -17,6 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
+from router.relay import Tally
 from router.request_size import estimate_tokens
 from tests.agent_apis.agent_stack import CHAT_WEATHER_TOOLS, WEATHER_ASK, WEATHER_TOOLS, stack
 from tests.agent_apis.over_chat import alone, fault, ledger_row
@@ -137,3 +138,28 @@ def test_a_chat_tool_call_cut_short_is_estimated_by_what_came_of_it(
     assert calls == 1
     row = ledger_row(tmp_path / "ledger", request_id)
     assert row == ("upstream_error", row[1], estimate_tokens(chars), True)
+
+
+def _fragment(index: int, arguments: str, name: str | None, **opening: str) -> dict[str, Any]:
+    function = {"arguments": arguments} | ({"name": name} if name else {})
+    return {"index": index, "function": function, **opening}
+
+
+def test_a_name_sent_again_on_each_fragment_is_counted_once_per_call() -> None:
+    """Some upstreams send a call's name on each fragment (`blocks.Block.learn`): counted
+    each time, a call of 53 characters was 146 (found in review). Two calls of one name,
+    in one choice or two, and Ollama's calls all at `index: 0` under new ids, are each
+    counted (`CallKeys` keys them apart)."""
+    name, pieces = "mcp__filesystem__read_text_file", ['{"pa', 'th": "/', "tmp/a", '.txt"}']
+    once = len(name) + len("".join(pieces))
+    tally = Tally(keep_text=True)
+    for number, piece in enumerate(pieces):
+        opening = {"id": "call_1", "type": "function"} if number == 0 else {}
+        calls = [_fragment(0, piece, name, **opening), _fragment(1, piece, name)]
+        tally.see({"choices": [{"index": c, "delta": {"tool_calls": calls}} for c in (0, 1)]})
+    assert tally.output_chars == 4 * once  # two calls in each of two choices
+    ollama = Tally()
+    for call_id in ("call_a", "call_b"):
+        fragment = _fragment(0, '{"path": "/tmp/a.txt"}', name, id=call_id)
+        ollama.see({"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]})
+    assert ollama.output_chars == 2 * once
