@@ -18,6 +18,10 @@ deferred tool as an ordinary function (found live, Claude Agent SDK 0.2.190). He
   ("Reserved placeholder that keeps deferred tool loading active; never call this tool.",
   deferred itself) is named by no reference, so it is not offered: a chat model got it as
   one more function it could call.
+
+A trade-off: a load changes the tool list mid-session, so a backend whose template renders
+the tools into the prompt (Qwen's on vLLM) loses its prefix cache once per load, where
+Anthropic expands the reference in place; loads are rare, and every tool every turn cost more.
 """
 
 from __future__ import annotations
