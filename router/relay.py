@@ -40,6 +40,7 @@ from router.sse import DONE, Data, Written, event, reframed
 from router.stall import Stall
 from router.translate import events
 from router.translate.calls import CallKeys
+from router.translate.kept_calls import KeptCall
 from router.translate.so_far import SoFar, Text
 from router.translate.wire import content_text, final_usage, named_event, reasoning_text
 from router.upstream_errors import in_band
@@ -69,7 +70,7 @@ class Tally:
     wrapped: frozenset[int] = frozenset()  # the tool calls the translation wrapped (`Translation`)
     # the answer's, joined as it comes: a str per delta held 15 times the text (`Text`)
     text: Text = field(default_factory=Text)
-    tool_calls: dict[int, events.KeptCall] = field(default_factory=dict)  # kept with the text
+    tool_calls: dict[int, KeptCall] = field(default_factory=dict)  # kept with the text
     # per chat choice: which call a fragment grows (its key is the `index` a client sees),
     # and its arguments so far, which the first choice's kept calls share (`_join_calls`)
     call_keys: dict[int, CallKeys] = field(default_factory=dict)
@@ -184,7 +185,7 @@ class Tally:
                 continue
             slot = self.tool_calls.get(key)  # inline: this runs once per fragment
             if slot is None:  # `keys.arguments`: those of the call `key`, this piece among them
-                slot = self.tool_calls[key] = events.KeptCall(pieces=keys.arguments)
+                slot = self.tool_calls[key] = KeptCall(pieces=keys.arguments)
             function = call.get("function") or {}
             if function.get("name"):
                 slot.name = str(function["name"])

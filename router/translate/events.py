@@ -8,7 +8,8 @@ SDK raises on, or Responses' `response.failed`, which Codex reports. An upstream
 in-band error keeps its names there: Claude Code waits out an `overloaded_error`, Codex
 compacts on `context_length_exceeded` and retries a `rate_limit_exceeded`. The
 `response.failed` carries the output streamed so far (`router.translate.so_far`), as OpenAI's does,
-in the Response `response.created` announced.
+in the Response `response.created` announced. The answer's tool calls are kept, and their
+names counted, by `router.translate.kept_calls`.
 """
 
 from __future__ import annotations
@@ -21,32 +22,17 @@ import orjson
 from router.backends.base import Translation
 from router.errors import RouterError
 from router.translate.context_refusal import anthropic_words, is_context_refusal
-from router.translate.namespaces import joined
+from router.translate.kept_calls import (
+    KeptCall,
+    count_call_name,
+    count_name,
+    keep_call,
+    keep_item_call,
+)
 from router.translate.so_far import SoFar, Text
 from router.translate.wire import named_event
 
 _RESPONSES_ENDS = ("response.completed", "response.incomplete")
-
-
-@dataclass(slots=True)
-class KeptCall:
-    """A tool call of the answer, kept for shadow comparison. Its arguments are kept as they
-    streamed in, joined as they come (`so_far.Text`), and whole when read: adding each piece
-    to one string copied it every time, quadratic in the call's length (an agent writing a
-    large file sends 80,000), and a list of one str per piece held 15 times the arguments
-    (found in re-review). A chat call's are its `CallKeys`' own, kept there once (`Tally`); a
-    custom call's (Codex's `apply_patch`) are its input as it came, read as the one argument
-    `input` (`_keep_item_call`): encoded when kept, they were a second copy of the input its
-    done item holds."""
-
-    name: str = ""
-    pieces: Text = field(default_factory=Text)
-    custom: bool = False  # `pieces` are a custom call's input: read as `{"input": ...}`
-
-    @property
-    def arguments(self) -> str:
-        text = str(self.pieces)
-        return orjson.dumps({"input": text}).decode() if self.custom else text
 
 
 # what `SoFar.see` reads besides the text, reasoning and arguments deltas: OpenAI and the
@@ -75,8 +61,6 @@ _UNSAID_DELTAS = frozenset(
         "response.reasoning_text.delta",
     }
 )
-
-_CALL_ITEMS = ("function_call", "custom_tool_call")  # whose `name` the model generated
 
 
 class Watched(Protocol):
@@ -252,20 +236,6 @@ def _count(tally: Watched, text: Any) -> None:
             tally.text.add(text)
 
 
-def _count_name(tally: Watched, name: Any) -> None:
-    """A tool call's name: generated output, as its arguments are (the estimate counted
-    the arguments alone; a chat stream's counts both, `generated_call_chars`)."""
-    if isinstance(name, str):
-        tally.output_chars += len(name)
-
-
-def _keep_call(
-    tally: Watched, position: Any, name: Any, arguments: str = "", custom: bool = False
-) -> None:
-    if tally.keep_text and isinstance(position, int) and isinstance(name, str):
-        tally.tool_calls[position] = KeptCall(name, Text([arguments]), custom)
-
-
 def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
     kind = obj.get("type")
     if kind == "content_block_delta":
@@ -273,8 +243,8 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
     elif kind == "content_block_start":
         block = obj.get("content_block") or {}
         if block.get("type") == "tool_use":  # its name the model generated, as its input
-            _count_name(tally, block.get("name"))
-            _keep_call(tally, obj.get("index"), block.get("name"))
+            count_name(tally, block.get("name"))
+            keep_call(tally, obj.get("index"), block.get("name"))
     elif kind == "message_start":
         _merge(tally, (obj.get("message") or {}).get("usage"))
         tally.usage_final = False  # output_tokens 1 or 0 until the message_delta
@@ -294,8 +264,8 @@ def _see_messages(tally: Watched, obj: dict[str, Any]) -> None:
                 if block.get("type") == "tool_use":
                     arguments = orjson.dumps(block.get("input")).decode()
                     tally.output_chars += len(arguments)
-                    _count_name(tally, block.get("name"))
-                    _keep_call(tally, position, block.get("name"), arguments)
+                    count_name(tally, block.get("name"))
+                    keep_call(tally, position, block.get("name"), arguments)
         if obj.get("stop_reason"):
             tally.finish_reasons.append(str(obj["stop_reason"]))
 
@@ -333,13 +303,13 @@ def _see_responses(tally: Watched, obj: dict[str, Any]) -> None:
         tally.output_chars += len(delta) if isinstance(delta, str) else 0
         tally.so_far.grow(obj, delta)
     elif kind == "response.output_item.done":
-        _keep_item_call(tally, obj.get("output_index"), obj.get("item") or {})
+        keep_item_call(tally, obj.get("output_index"), obj.get("item") or {})
         tally.so_far.see(kind, obj)
     elif kind in _SO_FAR_EVENTS:
         if kind == "response.refusal.delta":  # the answer, as a chat refusal is (`Tally.see`)
             _count(tally, obj.get("delta"))
         elif kind == "response.output_item.added":  # a call's name, before its arguments
-            _count_call_name(tally, obj.get("item"))
+            count_call_name(tally, obj.get("item"))
         tally.so_far.see(kind, obj)
     elif kind == "response.created":
         response = obj.get("response")
@@ -379,32 +349,5 @@ def _see_response(tally: Watched, response: dict[str, Any], count: bool) -> None
         arguments = item.get("arguments") or item.get("input")
         if isinstance(arguments, str):
             tally.output_chars += len(arguments)
-        _count_call_name(tally, item)
-        _keep_item_call(tally, position, item)
-
-
-def _count_call_name(tally: Watched, item: Any) -> None:
-    """The name of a Responses function (or custom tool) call item: generated output."""
-    if isinstance(item, dict) and item.get("type") in _CALL_ITEMS:
-        _count_name(tally, item.get("name"))
-
-
-def _keep_item_call(tally: Watched, position: Any, item: dict[str, Any]) -> None:
-    """A Responses function (or custom tool) call, kept whole as its item is done. A custom
-    call (Codex's `apply_patch`) is read as a function of one argument `input`: the shape
-    the shadow, asked in chat, gets the tool in (`responses_request.CUSTOM_PARAMETERS`) and
-    answers in. Read as its bare text, it never equalled the shadow's `{"input": ...}`, and
-    every apply_patch comparison disagreed, the same patch on both sides too. Either is kept
-    as the item's own string (a stream's `SoFar` holds its done item too), not a copy. A
-    namespaced tool's call is kept under its joined name, the one the shadow, asked in chat,
-    knows it by (`router.translate.namespaces`; where chat's is hashed, the shadow's calls
-    are read back to it: `router.shadow_names`)."""
-    kind = item.get("type")
-    name, namespace = item.get("name"), item.get("namespace")
-    if isinstance(name, str) and isinstance(namespace, str) and namespace:
-        name = joined(namespace, name)
-    if kind == "function_call":
-        _keep_call(tally, position, name, str(item.get("arguments") or ""))
-    elif kind == "custom_tool_call":
-        text = item.get("input")
-        _keep_call(tally, position, name, text if isinstance(text, str) else "", True)
+        count_call_name(tally, item)
+        keep_item_call(tally, position, item)
