@@ -19,6 +19,11 @@ deferred tool as an ordinary function (found live, Claude Agent SDK 0.2.190). He
   deferred itself) is named by no reference, so it is not offered: a chat model got it as
   one more function it could call.
 
+Only a string names a tool a reference can load: a deferred tool whose `name` is anything else
+is passed on as before tool search (the backend refuses it as it would any malformed tool),
+and a reference whose `tool_name` is not a string loads nothing. A list there was hashed and
+failed the request with the router's own 500 (found in review).
+
 A trade-off: a load changes the tool list mid-session, so a backend whose template renders
 the tools into the prompt (Qwen's on vLLM) loses its prefix cache once per load, where
 Anthropic expands the reference in place; loads are rare, and every tool every turn cost more.
@@ -38,16 +43,26 @@ def reference_part(block: dict[str, Any]) -> dict[str, Any] | None:
     return {"type": "text", "text": LOADED % name} if isinstance(name, str) and name else None
 
 
-def offered(tools: list[dict[str, Any]], messages: Any) -> list[dict[str, Any]]:
+def offered(tools: list[Any], messages: Any) -> list[Any]:
     """The `tools` the model may call: a deferred one only once the history (`messages`)
-    loaded it. The history is read only when a tool is deferred."""
-    if not any(t.get("defer_loading") is True for t in tools):
+    loaded it. The history is read only when a tool is deferred; an item that is no tool
+    (not an object) is left as it is, the caller's to drop or count."""
+    if not any(_deferred(t) for t in tools):
         return tools
     names = set(_referenced(messages if isinstance(messages, list) else ()))
-    return [t for t in tools if t.get("defer_loading") is not True or t.get("name") in names]
+    return [t for t in tools if not _deferred(t) or t["name"] in names]
 
 
-def _referenced(messages: Iterable[Any]) -> Iterator[Any]:
+def _deferred(tool: Any) -> bool:
+    """A tool a search must load before it is offered: flagged, and named by a string."""
+    return (
+        isinstance(tool, dict)
+        and tool.get("defer_loading") is True
+        and isinstance(tool.get("name"), str)
+    )
+
+
+def _referenced(messages: Iterable[Any]) -> Iterator[str]:
     """The tool names of the history's references: in a tool result's content (a custom
     search's) and in a server tool search's result."""
     for message in messages:
@@ -61,4 +76,6 @@ def _referenced(messages: Iterable[Any]) -> Iterator[Any]:
             if block.get("type") in ("tool_result", "tool_search_tool_result"):
                 for ref in inner if isinstance(inner, list) else ():
                     if isinstance(ref, dict) and ref.get("type") == "tool_reference":
-                        yield ref.get("tool_name")
+                        name = ref.get("tool_name")
+                        if isinstance(name, str):
+                            yield name

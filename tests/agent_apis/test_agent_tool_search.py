@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+import httpx
 import pytest
 
 from router.translate import anthropic_request
@@ -156,3 +157,34 @@ def test_a_chat_backend_gets_the_loaded_tools_and_the_lines(
     sent = chat_sims[backend].stats()["last_request"]
     assert names(sent) == ["Bash", *LOADED, "ToolSearch", "Write"]
     assert sent["messages"][-1]["content"].splitlines() == [f"Tool loaded: {n}" for n in LOADED]
+
+
+MALFORMED = [None, ["Monitor"], {"name": "Monitor"}]
+
+
+@pytest.mark.parametrize("name", MALFORMED, ids=["none", "list", "dict"])
+def test_a_reference_naming_no_string_loads_nothing(
+    chat_proxy: RunningRouter, chat_sims: dict[str, Running], name: Any
+) -> None:
+    """A list or an object there was hashed: the router's own 500 (found in review)."""
+    body = copy.deepcopy({**SEARCHED, "model": "local"})
+    body["messages"][-1]["content"][0]["content"] = [{"type": "tool_reference", "tool_name": name}]
+    answer = httpx.post(f"{chat_proxy.url}/messages", json=body, trust_env=False, timeout=30)
+    assert answer.status_code == 200, answer.text
+    assert answer.json()["type"] == "message"
+    assert names(chat_sims["local"].stats()["last_request"]) == ["Bash", "ToolSearch", "Write"]
+
+
+@pytest.mark.parametrize("name", MALFORMED, ids=["none", "list", "dict"])
+def test_a_deferred_tool_named_by_no_string_is_passed_on_as_before(
+    chat_proxy: RunningRouter, chat_sims: dict[str, Running], name: Any
+) -> None:
+    """No search can load it: it goes to the backend as it did before tool search was
+    translated, for the backend to take or refuse (it was the router's own 500)."""
+    odd = {"name": name, "input_schema": _OBJECT, "defer_loading": True}
+    body = {**SEARCHED, "model": "cloud", "tools": [*TOOLS, odd]}
+    answer = httpx.post(f"{chat_proxy.url}/messages", json=body, trust_env=False, timeout=30)
+    assert answer.status_code != 500, answer.text
+    assert answer.json()["type"] in ("message", "error")
+    sent = chat_sims["cloud"].stats()["last_request"]
+    assert [t["function"]["name"] for t in sent["tools"]][-1] == name
