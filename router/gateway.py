@@ -210,6 +210,7 @@ class Gateway:
         return Demand(
             api=api,
             prompt_tokens=size.window_prompt_tokens(api, body),
+            native_prompt_tokens=size.native_window_tokens(api, body),
             max_tokens=size.max_tokens_of(api, body),
             private=private,
             sticky_backend=self.state_source.sticky(conversation)

@@ -19,7 +19,7 @@ from router.config import Config
 from router.failed_requests import FAILED_HERE, Fingerprint
 from router.record import Api, Attempt
 from router.target import Target, route_for
-from router.translate.pairing import can_serve, native
+from router.translate.pairing import anthropic_own, can_serve, native
 from router.vllm_fields import is_vllm
 
 # The longest wait every SDK sleeps through on its own (`router.api.errors.SDK_WAIT_S`: a
@@ -63,6 +63,10 @@ class Demand:
     # The prompt a window must hold beside `max_tokens` (`request_size.window_prompt_tokens`:
     # a completions batch's longest, each prompt checked on its own as vLLM does)
     prompt_tokens: int = 0
+    # The prompt where a backend that speaks the API itself (not Anthropic's own) reads more
+    # of it (`request_size.native_window_tokens`: vLLM's Messages renders the deferred tools
+    # the chat translation and Anthropic leave out); None where it reads the same
+    native_prompt_tokens: int | None = None
     max_tokens: int | None = None
     private: bool = False
     sticky_backend: str | None = None
@@ -251,9 +255,10 @@ def _unfit(
     if demand.choices_asked and state.one_choice_only:
         return "n_unsupported"
     window = context_window(state, backend)
-    if window and demand.prompt_tokens > window:
+    prompt = _prompt_tokens(demand, backend)
+    if window and prompt > window:
         return "context_window"
-    if window and demand.prompt_tokens + (demand.max_tokens or 0) > window:
+    if window and prompt + (demand.max_tokens or 0) > window:
         return "max_tokens_window"
     # A gate keeps a route's traffic (an intent's, when the classifier is sure) away; a
     # request it is not sure of takes the default route and that route's gate, never the
@@ -324,6 +329,15 @@ def one_choice_only(
     for name in names:
         marked[name] = replace(marked.get(name, BackendState()), one_choice_only=True)
     return marked
+
+
+def _prompt_tokens(demand: Demand, backend: BackendSettings) -> int:
+    """The prompt `backend` reads: sent as it came where the backend speaks its API itself
+    (bar Anthropic's own, which leaves deferred tools out as the translation does)."""
+    more = demand.native_prompt_tokens
+    if more is None or not native(demand.api, backend) or anthropic_own(backend):
+        return demand.prompt_tokens
+    return more
 
 
 def context_window(state: BackendState, backend: BackendSettings) -> int | None:

@@ -16,22 +16,33 @@ from typing import Any
 import orjson
 
 from router.record import Api
+from router.translate.tool_search import offered
 
 _CHARS_PER_TOKEN = 4  # a deliberately rough estimate; the backend's usage replaces it
 
 
-def estimate_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
+def estimate_prompt_tokens(api: Api, body: dict[str, Any], every_tool: bool = False) -> int:
     """The whole request's prompt, in tokens: a `/v1/completions` batch's prompts summed, as
     the backend's usage counts them. What a record says (ledger, metrics, cost) when the
     backend's usage does not; a window check wants `window_prompt_tokens`. Counts characters
-    of the text parts, not a JSON dump: cheap even for 200k tokens."""
+    of the text parts, not a JSON dump: cheap even for 200k tokens.
+
+    A Messages body's tools count as a chat backend is offered them (`tool_search.offered`):
+    a deferred tool once a reference loaded it, as Anthropic's own API shows it too. All 300
+    of Claude Code's deferred MCP tools counted, a prompt of about 100 tokens was estimated at
+    120,756, and local's window of 65,536 was skipped or the request refused as too long
+    (found in review). `every_tool=True` counts them all: what a backend that speaks Messages
+    itself and renders every tool it is sent (vLLM's) reads (`native_window_tokens`)."""
     if api == "completions":
         return max(sum(_completion_prompts(body.get("prompt"))), 1)
     chars = 0
     if api in ("messages", "responses"):
         chars = _agent_chars(body)
-        if body.get("tools"):
-            chars += len(orjson.dumps(body["tools"]))
+        tools = body.get("tools")
+        if tools and api == "messages" and not every_tool and isinstance(tools, list):
+            tools = offered(tools, body.get("messages"))
+        if tools:
+            chars += len(orjson.dumps(tools))
         return chars // _CHARS_PER_TOKEN + 1
     for message in body.get("messages") or ():
         if not isinstance(message, dict):
@@ -61,6 +72,19 @@ def window_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
     if api == "completions":
         return max(_completion_prompts(body.get("prompt")), default=1)
     return estimate_prompt_tokens(api, body)
+
+
+def native_window_tokens(api: Api, body: dict[str, Any]) -> int | None:
+    """The prompt a backend that speaks Messages itself, not Anthropic's own API, must hold,
+    where it differs from `window_prompt_tokens`: with the deferred tools no search loaded,
+    which vLLM's `/v1/messages` renders with the others (the chat translation and Anthropic
+    leave them out). None for any other request (`router.policy.Demand.native_prompt_tokens`)."""
+    tools = body.get("tools")
+    if api != "messages" or not isinstance(tools, list):
+        return None
+    if len(offered(tools, body.get("messages"))) == len(tools):
+        return None
+    return estimate_prompt_tokens(api, body, every_tool=True)
 
 
 def _completion_prompts(prompt: Any) -> list[int]:
