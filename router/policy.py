@@ -63,9 +63,8 @@ class Demand:
     # The prompt a window must hold beside `max_tokens` (`request_size.window_prompt_tokens`:
     # a completions batch's longest, each prompt checked on its own as vLLM does)
     prompt_tokens: int = 0
-    # The prompt where a backend that speaks the API itself (not Anthropic's own) reads more
-    # of it (`request_size.native_window_tokens`: vLLM's Messages renders the deferred tools
-    # the chat translation and Anthropic leave out); None where it reads the same
+    # The prompt a backend speaking the API itself (not Anthropic's) reads, where it is more:
+    # vLLM's Messages renders deferred tools (`request_size.native_window_tokens`)
     native_prompt_tokens: int | None = None
     max_tokens: int | None = None
     private: bool = False
@@ -170,7 +169,7 @@ def plan(
         home,
         demand.server_state,
         _retry_after(skipped, states),
-        demand.prompt_tokens,
+        _judged_prompt(skipped, demand, config),
         demand.vllm_field,
         tuple(s.backend for s in skipped if s.reason == "vllm_fields" and _local(s, config)),
     )
@@ -338,6 +337,20 @@ def _prompt_tokens(demand: Demand, backend: BackendSettings) -> int:
     if more is None or not native(demand.api, backend) or anthropic_own(backend):
         return demand.prompt_tokens
     return more
+
+
+def _judged_prompt(skipped: list[Step], demand: Demand, config: Config) -> int:
+    """The prompt a refusal of length names (`Plan.prompt_tokens`): the one the largest window
+    skipped for output room (else for the prompt) was judged by (`_prompt_tokens`), so that
+    "prompt + max_tokens > window" holds of one backend."""
+    windows = [
+        s for s in skipped if s.window and s.reason in ("context_window", "max_tokens_window")
+    ]
+    room = [s for s in windows if s.reason == "max_tokens_window"]
+    largest = max(room or windows, key=lambda s: s.window or 0, default=None)
+    if largest is None:
+        return demand.prompt_tokens
+    return _prompt_tokens(demand, config.backend(largest.backend))
 
 
 def context_window(state: BackendState, backend: BackendSettings) -> int | None:

@@ -20,6 +20,7 @@ import pytest
 from router.config import parse
 from router.request_size import estimate_prompt_tokens
 from tests.agent_apis.agent_stack import APIS, anthropic_client, simulators, stack_config
+from tests.agent_apis.test_agent_context_mixed import CLAUDE_CODE
 from tests.harness import RunningRouter, router
 
 WINDOW = 16_384  # every backend's but the cloud's
@@ -100,3 +101,21 @@ def test_the_native_backend_named_is_refused_as_too_long(proxy: RunningRouter) -
     with pytest.raises(anthropic.BadRequestError) as refused:
         anthropic_client(proxy).messages.create(**{**BODY, "model": "native"})
     assert "too long" in str(refused.value)
+
+
+def test_the_native_backend_refused_for_output_room_is_told_its_own_numbers(
+    proxy: RunningRouter,
+) -> None:
+    """The refusal names the prompt the backend was judged by: "prompt + max_tokens >
+    window" holds of it, and Claude Code lowers `max_tokens` by those numbers."""
+    every = estimate_prompt_tokens("messages", BODY, every_tool=True)
+    tools = TOOLS[: len(TOOLS) * (WINDOW // 2) // every]  # about half the window
+    body = {**BODY, "model": "native", "tools": tools}
+    prompt = estimate_prompt_tokens("messages", body, every_tool=True)
+    asked = WINDOW - prompt + 100  # room for the offered tools, none for them all
+    assert estimate_prompt_tokens("messages", body) + asked < WINDOW
+    with pytest.raises(anthropic.BadRequestError) as refused:
+        anthropic_client(proxy).messages.create(**{**body, "max_tokens": asked})
+    found = CLAUDE_CODE.search(str(refused.value))
+    assert found is not None, str(refused.value)
+    assert tuple(map(int, found.groups())) == (prompt, asked, WINDOW)
