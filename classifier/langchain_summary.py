@@ -37,7 +37,7 @@ and path whole.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 from xml.sax.saxutils import unescape
 
@@ -101,7 +101,9 @@ _PATH = re.compile(
 SUMMARY_OPENING = "Here is a summary of the conversation to date:\n\n"
 # How much of the thread's start and of its end is read for its human messages
 ENTRY_WITHIN = 65536
-_HUMAN = re.compile(r'<message type="human">(.*?)</message>', re.DOTALL)
+# A human message's tags as `get_buffer_string(format="xml")` writes them, its text between
+HUMAN_OPENING = '<message type="human">'
+HUMAN_END = "</message>"
 
 
 def summarized_asks(messages: Sequence[Any]) -> AskPair | None:
@@ -129,8 +131,8 @@ def history_path(messages: Sequence[Any]) -> str | None:
     None for any other request."""
     thread = _thread(messages)
     if thread is not None:
-        first = _HUMAN.search(thread, 0, ENTRY_WITHIN)
-        return _named_path(unescape(first.group(1))) if first else None
+        first = next(human_texts(thread, 0, ENTRY_WITHIN), None)
+        return _named_path(unescape(first)) if first is not None else None
     for message in messages:
         if role(message) == "user":
             text = one_text(message)
@@ -194,9 +196,27 @@ def _human_entries(thread: str, start: int, end: int) -> tuple[str, str] | None:
     (`_summary`) nor white space alone, unescaped; None when no such message is there."""
     first: str | None = None
     last = ""
-    for entry in _HUMAN.finditer(thread, start, end):
-        text = unescape(entry.group(1))
+    for entry in human_texts(thread, start, end):
+        text = unescape(entry)
         if text.strip() and not _summary(text):
             first = text if first is None else first
             last = text
     return (first, last) if first is not None else None
+
+
+def human_texts(thread: str, start: int, end: int) -> Iterator[str]:
+    """The texts, as sent, of the human messages wholly in `thread[start:end]`: each
+    `HUMAN_OPENING` to the first `HUMAN_END` after it, the next looked for after that end.
+
+    The regex `<message type="human">(.*?)</message>` finds the same, but an opening with no
+    end after it is tried to the window's end, and so is each one after it: a message of
+    nothing but openings took seconds, the event loop held (found in a review). Here the
+    first such opening ends the scan, since no later one has an end after it either."""
+    at = thread.find(HUMAN_OPENING, start, end)
+    while at >= 0:
+        opened = at + len(HUMAN_OPENING)
+        closed = thread.find(HUMAN_END, opened, end)
+        if closed < 0:
+            return
+        yield thread[opened:closed]
+        at = thread.find(HUMAN_OPENING, closed + len(HUMAN_END), end)

@@ -12,6 +12,7 @@ stream options dropped), the summaries told apart as a real model's are.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -20,11 +21,13 @@ from classifier import classify
 from classifier.ask_text import ask_content
 from classifier.asks import first_ask
 from classifier.langchain_summary import (
+    ENTRY_WITHIN,
     MEDIA_NOTE,
     MESSAGES_END,
     MESSAGES_OPENING,
     SUMMARY_PROMPT,
     history_path,
+    human_texts,
     summarized_asks,
 )
 from classifier.request import view
@@ -157,3 +160,57 @@ def test_the_template_with_words_after_it_is_read_as_written() -> None:
     body = summarizing(human(CODING))
     body["messages"].insert(0, {"role": "system", "content": "You summarise."})
     assert summarized_asks(body["messages"]) is None
+
+
+MB = 1_000_000
+OPENING = '<message type="human">'
+# The reader's former regex: what the scan must find on a well-formed thread
+HUMAN = re.compile(r'<message type="human">(.*?)</message>', re.DOTALL)
+# Threads of a client's making, about 1 MB: openings with no end (the review's, 3,000 of them
+# in 68 KB, took 6.5 s a request), one end after them all, nested openings each closed,
+# near-openings, ends alone
+HOSTILE = {
+    "unclosed": OPENING * (MB // len(OPENING)),
+    "one-end-after": OPENING * (MB // len(OPENING)) + "</message>",
+    "nested": (OPENING * 50 + "x" + "</message>" * 50) * (MB // 1600),
+    "near": '<message type="huma' * (MB // 19),
+    "ends": "</message>" * (MB // 10),
+}
+
+
+@pytest.mark.timeout(5)  # milliseconds in all; before, some 16 s, 2 s or 3 s a read
+def test_a_thread_of_openings_with_no_end_is_read_in_linear_time() -> None:
+    """`<message type="human">(.*?)</message>` tried each opening with no end to the
+    window's end: quadratic in it, the event loop held for every client (found in a
+    review). Each read here returns: the key, the classifier's view and label, the
+    ledger's prompt."""
+    for thread in HOSTILE.values():
+        body = summarizing(thread)
+        messages = body["messages"]
+        assert history_path(messages) is None
+        assert summarized_asks(messages) is not None
+        key(body)
+        view(body)
+        classify(body)
+        ask_content(messages[0], messages)
+
+
+WELL_FORMED = [
+    "\n".join([human(CODING), TOOL_TURN, human(EXPLAIN)]),
+    "\n".join([human(compacted("fib.py was written.")), TOOL_TURN, human(HAIKU)]),
+    human("") + human(" ") + human("a\n<b>\n") + '<message type="ai">x</message>',
+    human(CODING) + OPENING + "no end",  # the end cut off: the messages before it
+    OPENING + OPENING + "inner</message>outer</message>",  # an opening inside one
+    "\n".join(human(f"ask {n}") for n in range(3000)),  # past ENTRY_WITHIN: two windows
+]
+
+
+@pytest.mark.parametrize("thread", WELL_FORMED)
+def test_the_scan_finds_what_the_regex_found(thread: str) -> None:
+    """The first and latest ask of each window, and the first human message's path, are
+    the regex's."""
+    end = min(len(thread), ENTRY_WITHIN)
+    windows = [(0, end), (max(0, len(thread) - ENTRY_WITHIN), len(thread))]
+    for start, stop in windows:
+        texts = [m.group(1) for m in HUMAN.finditer(thread, start, stop)]
+        assert list(human_texts(thread, start, stop)) == texts
