@@ -142,7 +142,7 @@ def _latest_ask(transcript: str) -> str | None:
             continue
         try:
             entry = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # a line of a thousand "[": too deep for Python
             continue
         ask = entry.get("user") if isinstance(entry, dict) else None
         if isinstance(ask, str) and ask.strip():

@@ -186,6 +186,15 @@ def test_the_monitors_latest_ask_is_read() -> None:
     assert explain(body)["read"]["latest_chars"] == len(MONITOR_ASK)
 
 
+def test_a_transcript_line_too_deep_for_json_is_passed_over() -> None:
+    """A client's line of `{"user":` and a hundred thousand "[" after the ask: json raised
+    RecursionError, the whole request read by the default route and keyed as sent."""
+    body = claude_code_monitor("stage1")
+    deep = {"type": "text", "text": '{"user":' + "[" * 100_000 + "\n"}
+    body["messages"][1]["content"].insert(3, deep)
+    assert explain(body)["read"]["latest_chars"] == len(MONITOR_ASK)
+
+
 def not_claude_codes(body: dict[str, Any]) -> dict[str, Any]:
     """`body` with another system prompt: a user who sends Claude Code's title text."""
     other = copy.deepcopy(body)
