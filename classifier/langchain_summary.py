@@ -22,11 +22,14 @@ whole, clipped as any ask.
 After a compaction, Deep Agents' turns open with a user message of its own
 (`COMPACTED_OPENING`, the path of the file the thread's history went to, then the summary),
 in place of the thread's first ask. The summary is a model's text, new at each compaction;
-the path (`/conversation_history/session_<uuid4 hex>.md`) is the thread's, kept in its state
-across compactions. The conversation key reads the path (`history_path`), not the summary: a
+the path (deepagents 0.7.6: `/conversation_history/session_<uuid4 hex>.md`, kept in the
+thread's state across compactions; earlier releases: `/conversation_history/{thread_id}.md`,
+the LangGraph thread id, often "1") is the thread's. The conversation key reads the path
+(`history_path`) and the system prompt (`router.conversation`), not the summary: a
 compacted thread keys alike from its first compaction on, and so do its later summarization
-requests, whose thread opens with that message. Read by the summary, it took another key at
-each compaction, its pin lost (a prose session pinned to the cloud went local mid-task).
+requests, whose thread opens with that message, when its system prompt is empty (they send
+none). Read by the summary, it took another key at each compaction, its pin lost (a prose
+session pinned to the cloud went local mid-task).
 Its key before the first compaction, its first ask's, cannot be kept: no later request holds
 that ask.
 

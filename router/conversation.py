@@ -62,7 +62,7 @@ MAGENTIC = "framework:semantic-kernel-magentic"
 LETTA = "app:letta"
 # ...and with its character (or group) and persona, in a SillyTavern chat's (`_marked_key`)
 SILLYTAVERN = "app:sillytavern"
-# ...and with its history file's path, in a compacted Deep Agents thread's (`_marked_key`)
+# ...and with its history file's path and system prompt, in a compacted Deep Agents thread's
 DEEPAGENTS = "framework:deepagents-compacted"
 # In place of all it reads, in the key of a request a reader failed on (`_sent_key`)
 UNREAD = "unread"
@@ -133,9 +133,13 @@ def conversation_key(
     sends as its first ask: keyed by the transcript, one run was two conversations (found in
     a live review). LangChain's summarization request, its template then the thread, by the
     thread's first human message (`classifier.langchain_summary`): keyed by the template, every
-    thread's summary was one conversation (found in a live review). Keyed so,
-    two sessions of one caller that open with the same ask are one conversation, as two
-    smolagents runs are.
+    thread's summary was one conversation (found in a live review). It sends no system
+    message, so it is its thread's conversation only when the thread sends none either: an
+    agent's that sends one (`create_agent(system_prompt=...)`'s; Deep Agents', an empty one
+    by default) is keyed apart, a conversation of its own that may pin apart, until the
+    thread is compacted (`_marked_key`); a `prompt_cache_key` keeps it with the thread
+    (found in review). Keyed so, two sessions of one caller that open with the same ask are
+    one conversation, as two smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
     (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory,
@@ -190,20 +194,18 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
     if (names := sillytavern.chat_names(messages, system)) is not None:
         return _marked_key(digest, SILLYTAVERN, *names)
     if (path := langchain_summary.history_path(messages)) is not None:
-        return _marked_key(digest, DEEPAGENTS, path)
+        return _marked_key(digest, DEEPAGENTS, path, *filter(None, _system_texts(messages)))
     first: object = None
     framework = _framework(messages, system)
     framed = framework is not None
     if framework is not None:
         _hash_part(digest, framework)
     alone = system_asks(messages)  # system messages alone: they are the asks
-    for message in messages:  # the system prompt: what comes before the first user message
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role in ("system", "developer") and not (framed or alone is not None):
-            _hash_part(digest, clockless(_unchanging(keyed(message.get("content")))))
-        elif role == "user":
+    if not (framed or alone is not None):
+        for text in _system_texts(messages):
+            _hash_part(digest, text)
+    for message in messages:
+        if isinstance(message, dict) and message.get("role") == "user":
             first = message
             break
     # `first_ask` of system messages alone is their first (no history is handed without an
@@ -217,6 +219,22 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
         # without white space at the end, as `_users_words` gives a string: a part's text too
         _hash_part(digest, keyed(beeai.react_words(words, system)).rstrip()[:KEY_CHARS])
     return digest.hexdigest()
+
+
+def _system_texts(messages: list[Any]) -> list[str]:
+    """The system prompt of `messages` as a key hashes it: each system or developer message
+    before the first user message, `clockless` and without what an agent writes anew into
+    it (`_unchanging`)."""
+    texts: list[str] = []
+    for message in messages:
+        if not isinstance(message, dict):
+            continue
+        role = message.get("role")
+        if role in ("system", "developer"):
+            texts.append(clockless(_unchanging(keyed(message.get("content")))))
+        elif role == "user":
+            break
+    return texts
 
 
 def _sent_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
@@ -290,10 +308,17 @@ def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
 
     A compacted Deep Agents thread's (`DEEPAGENTS`), and its later summarization requests':
     the path of the history file its compacted message names
-    (`classifier.langchain_summary.history_path`), the thread's across its compactions. Not
+    (`classifier.langchain_summary.history_path`), the thread's across its compactions, and
+    its system prompt as the turns' keys hash it (`_system_texts`; an empty one as none). Not
     that message, whose summary is new at each compaction, nor the ask after it, which a
     later compaction drops: keyed so, the thread took another key at each compaction, its pin
-    lost (found in a live review)."""
+    lost (found in a live review). Not the path alone: deepagents 0.7.6 names the file by an
+    id of its own kept in the thread's state (`session_<uuid4 hex>`), but earlier releases by
+    the LangGraph thread id (`/conversation_history/{thread_id}.md`), and two agents under
+    one key that both ran a thread "1" were one conversation, one pin (found in review). A
+    summarization request sends no system prompt, so it keys apart from its thread's turns
+    when theirs is not empty (deepagents 0.7.6's is empty unless given a `system_prompt`):
+    `prompt_cache_key` keeps them together."""
     _hash_part(digest, mark)
     for part in parts:
         _hash_part(digest, part)

@@ -73,10 +73,10 @@ TOOL_TURN = (
 )
 
 
-def turn(*users: str) -> dict[str, Any]:
-    """A main agent's turn: its (recorded empty) system prompt, then the user messages, a
-    tool call and its result after the first."""
-    messages: list[dict[str, Any]] = [{"role": "system", "content": ""}]
+def turn(*users: str, system: str = "") -> dict[str, Any]:
+    """A main agent's turn: its system prompt (recorded empty: `create_deep_agent` given no
+    `system_prompt`), then the user messages, a tool call and its result after the first."""
+    messages: list[dict[str, Any]] = [{"role": "system", "content": system}]
     messages.append({"role": "user", "content": users[0]})
     messages += [
         {
@@ -102,11 +102,18 @@ def key(body: dict[str, Any]) -> str:
 
 
 def test_two_threads_summaries_key_apart_each_by_its_first_ask() -> None:
-    """Both had key 2dcfd2b35edc48cf live: one pin and one ledger conversation."""
+    """Both had key 2dcfd2b35edc48cf live: one pin and one ledger conversation. Keyed by the
+    first ask alone, as a chat that sends no system message is: the request sends none, so
+    it keys apart from a thread that sends one, even an empty one (Deep Agents' recorded
+    turns), and only `prompt_cache_key` keeps it with its thread."""
     coding = summarizing(human(CODING), TOOL_TURN, human(EXPLAIN))
     haiku = summarizing(human(HAIKU), TOOL_TURN)
     assert key(coding) != key(haiku)
     assert key(coding) == key({"messages": [{"role": "user", "content": CODING}]})
+    for system in ("", "You are a coding agent."):
+        assert key(coding) != key(turn(CODING, EXPLAIN, system=system))
+    named = {"prompt_cache_key": "thread-1"}
+    assert key(coding | named) == key(turn(CODING, EXPLAIN, system="You code.") | named)
 
 
 @pytest.mark.parametrize("note", [MEDIA_NOTE, ""])  # Deep Agents' prompt and LangChain's
@@ -134,6 +141,20 @@ def test_a_compacted_thread_keys_alike_across_compactions() -> None:
     assert history_path(first["messages"]) == PATH
     assert key(first) == key(second) == key(resummary)
     assert key(first) != key(turn(compacted("A haiku was written.", OTHER_PATH), EXPLAIN))
+
+
+def test_two_agents_compacted_threads_of_one_path_key_apart() -> None:
+    """Deep Agents before 0.7.6 named the history file by the LangGraph thread id: a coding
+    agent's and a poetry assistant's thread "1" under one API key were one conversation
+    after their compactions, keyed by the path alone (found in review)."""
+    path = "/conversation_history/1.md"
+    coding = turn(compacted("fib.py was written.", path), EXPLAIN, system="You code.")
+    poetry = turn(compacted("A haiku was written.", path), "Another.", system="You write.")
+    assert key(coding) != key(poetry)
+    later = turn(compacted("fib.py was explained.", path), "List them.", system="You code.")
+    assert key(coding) == key(later)  # still one thread across its compactions
+    # its resummary sends no system prompt: keyed apart from its turns, as documented
+    assert key(summarizing(human(compacted("fib.py was written.", path)))) != key(coding)
 
 
 def test_a_resummary_with_no_ask_of_a_users_is_read_by_its_thread() -> None:
