@@ -200,11 +200,19 @@ _BEFORE_FRAMEWORKS = """\
    title request's (`classifier/claude_code.py`: the ask in `<session>` tags, then "Write
    the title in the language the user wrote in...", after its title prompt "Generate a
    concise, sentence-case title (3-7 words)..."; read whole, "Translate 'good morning'
-   into French" was writing 0.39). These title calls and Open WebUI's background tasks are
-   side requests (`classifier/side_request.py`, `side_request` in `explain()`): the router
-   lets none pin its conversation's backend. So are the calls that only pick who does a
-   run's work: fast-agent's router's and planner's, mcp-agent's LLM router's and intent
-   classifier's, n8n's Text Classifier's. OpenHands' condenser's
+   into French" was writing 0.39), in 2.1.337's words as in 2.1.197's: its title prompt
+   "You are naming a coding session so the user can pick it out of a long list of
+   sessions...", its tail "Write the title in the predominant language of the session
+   ...". Of Claude Code's security monitor's requests (auto mode, through a gateway: its
+   system prompt "You are a security monitor for autonomous AI coding agents.", then one
+   user message, the session's transcript, a JSON object a line, in `<transcript>` tags,
+   and the stage's instructions), the transcript's latest ask (its last `{"user": ...}`
+   line) is read; read whole, stage 1 was instruction and stage 2 writing, on the cloud,
+   and pinned the session there. These title calls, the monitor's requests and Open WebUI's
+   background tasks are side requests (`classifier/side_request.py`, `side_request` in
+   `explain()`): the router lets none pin its conversation's backend. So are the calls
+   that only pick who does a run's work: fast-agent's router's and planner's, mcp-agent's
+   LLM router's and intent classifier's, n8n's Text Classifier's. OpenHands' condenser's
    summary request (the events in `<EVENT>` tags and "Now summarize the events using the
    rules above.", after its prompt "You are maintaining a context-aware state summary for
    an interactive agent.", or in one message with it, and nothing else) is no ask, and is
@@ -250,7 +258,23 @@ _BEFORE_FRAMEWORKS = """\
    its templates, its compaction's, its update's, a split turn's or a branch's, whole) is
    read as the conversation it summarises: its first and its latest "[User]: " entry, as
    Open WebUI's tasks are; read by its template, a math session's compaction was coding
-   0.549, on the local model.
+   0.549, on the local model. So is LangChain's summarization request
+   (`classifier/langchain_summary.py`: its `SummarizationMiddleware`'s, Deep Agents' too, one
+   user message and no system message, its template ("Context Extraction Assistant" ...)
+   whole, Deep Agents' note on media in it or not, then the thread as
+   `<message type="human">...</message>` entries and the like in `<messages>` tags): its
+   first and its latest human message, in the thread's first and last 65,536 characters, a
+   summary of an earlier compaction's passed over; read by its template, every thread's
+   summary was instruction 0.56-0.78, and all of them one conversation.
+   Nor are HolmesGPT's own words after a question (`classifier/holmes.py`, under its system
+   prompt "You are HolmesGPT ..."): its paragraph on time ("When querying tools, always
+   query for the relevant time period. The current UTC date and time are ...", in the first
+   user message's last 1,024 characters, to its end) and its "# Skill Selection" block
+   before it are cut from the text the classifier reads (read with them, "Write a short
+   haiku about on-call engineers." was prose 0.24, under `min_confidence`, and "Why is my
+   checkout pod in CrashLoopBackOff?" tool_calling 0.51), not from the conversation key,
+   whose microsecond time keeps two runs of one question apart. HolmesGPT is no coding
+   agent: the request is no agent's session.
 """
 
 _AFTER_FRAMEWORKS = """\
