@@ -68,12 +68,22 @@ def offered(system: System) -> list[dict[str, Any]]:
 def _listed(text: str) -> tuple[dict[str, Any], ...]:
     """`offered` of the system prompt's text `text`: read once for a request, not again for
     each user message scanned (`tool_result`)."""
+    block = tools_block(text)
+    return () if block is None else json_tools(block)[:MAX_TOOLS]
+
+
+def tools_block(text: str) -> str | None:
+    """The lines between the block's `HEADING` and its `CLOSING` in the system prompt's text
+    `text` (the heading at its start or after a blank line, `block_start`; its lines within
+    `BLOCK_CHARS`); None when it holds no such block. The demo's simulator reads the tools
+    it lists here too (`router.simulator.hermes_tools`): it calls no tool the router does not
+    see offered."""
     start = block_start(text, HEADING)
     if start < 0:
-        return ()
+        return None
     at = start + len(HEADING)
     end = text.find(CLOSING, at - 1, at + BLOCK_CHARS)  # `at - 1`: a block of no line
-    return () if end < 0 else json_tools(text[at:end])[:MAX_TOOLS]
+    return None if end < 0 else text[at:end]
 
 
 def system_words(text: str) -> str:

@@ -5,7 +5,8 @@ rigging's JSON text modes (`classifier.rigging`) and the Hermes-style block of Q
 template, which Qwen-Agent writes itself (`classifier.hermes`), each list the tools a request
 offers in a block of the system prompt: a fixed heading, opening the prompt or after a blank
 line, then one JSON object a line. Both are read here, once: where the block opens
-(`block_start`) and its lines' tools (`json_tools`), in the shape of a request's `tools`.
+(`block_start`) and its lines' tools (`json_tools`), in the shape of a request's `tools`
+(or as written, `json_functions`: the demo's simulator reads the Hermes block so too).
 Every read is bounded (`HEADINGS_TRIED`, `BLOCK_CHARS`, `LINE_CHARS`, `MAX_TOOLS`): the
 system prompt is the client's text, of any size.
 """
@@ -37,12 +38,25 @@ def block_start(text: str, heading: str) -> int:
 
 
 def json_tools(block: str) -> tuple[dict[str, Any], ...]:
-    """The tools of a block of one JSON object a line (the first `MAX_TOOLS` lines read), in
-    the shape of a request's `tools`: a name and the parameters' schema. A line is a chat
-    tool (`{"type": "function", "function": {"name": ...}}`, Qwen's template and Qwen-Agent
-    write it so) or its function alone (`{"name": ...}`, rigging's); a line that is neither,
-    or not JSON, is no tool."""
-    tools: list[dict[str, Any]] = []
+    """The tools of a block of one JSON object a line (`json_functions`), in the shape of a
+    request's `tools`: a name and the parameters' schema."""
+    return tuple(
+        {
+            "type": "function",
+            "function": {"name": spec["name"], "parameters": spec.get("parameters") or {}},
+        }
+        for spec in json_functions(block)
+    )
+
+
+def json_functions(block: str) -> tuple[dict[str, Any], ...]:
+    """The functions of a block of one JSON object a line (the first `MAX_TOOLS` lines read),
+    each as written (a non-empty string `name`, its other fields unchecked: `parameters`,
+    `description`, which the demo's simulator reads, `router.simulator.hermes_tools`). A line
+    is a chat tool (`{"type": "function", "function": {"name": ...}}`, Qwen's template and
+    Qwen-Agent write it so) or its function alone (`{"name": ...}`, rigging's); a line that
+    is neither, or not JSON, is no tool."""
+    functions: list[dict[str, Any]] = []
     for line in block.split("\n", MAX_TOOLS)[:MAX_TOOLS]:
         if len(line) > LINE_CHARS:
             continue
@@ -54,6 +68,5 @@ def json_tools(block: str) -> tuple[dict[str, Any], ...]:
             spec = spec["function"]
         name = spec.get("name") if isinstance(spec, dict) else None
         if isinstance(name, str) and name:
-            function = {"name": name, "parameters": spec.get("parameters") or {}}
-            tools.append({"type": "function", "function": function})
-    return tuple(tools)
+            functions.append(spec)
+    return tuple(functions)

@@ -13,7 +13,11 @@ demo mode (a live review of Qwen-Agent 0.0.34).
 So the tools the block lists are offered as if sent in `tools` (`listed`), the call the usual
 rules pick (`tool_calls.chosen_call`) is written in the reply's text as the prompt asks
 (`written`), and a last user message of tool responses is a tool's result (`responded`).
-Read only where no `tools` are sent, and bounded: the block's lines up to `BLOCK_CHARS`.
+Read only where no `tools` are sent. The block is the classifier's (`classifier.hermes`:
+its exact heading, at the prompt's start or after a blank line; `classifier.listed_tools`:
+its lines, bounded), whose template asks calls written in `<tool_call>`. Read apart, any
+`<tools>` block beside a `<tool_call>` was one here, so the simulator could call a tool the
+router saw no offer of (found in review).
 """
 
 from __future__ import annotations
@@ -21,56 +25,27 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from classifier.hermes import tools_block
+from classifier.listed_tools import json_functions
 from router.simulator.prompt import ToolCall, ToolSpec
 
-_OPEN, _CLOSE = "<tools>\n", "\n</tools>"
-_CALL = "<tool_call>"  # the prompt asks calls written so: its block is no other format's
+_CALL = "<tool_call>"
 _RESPONSE_END = "</tool_response>"
-BLOCK_CHARS = 262_144  # of the tools' list, at most: a longer one is read as no list
-MAX_TOOLS = 64  # of the tools listed, as many as are read
-BLOCKS_TRIED = 8  # of `<tools>\n`'s occurrences, the first looked at for a list
 
 
 def listed(system: str) -> tuple[ToolSpec, ...]:
-    """The tools the system prompt's `<tools>` block lists, () where it lists none or does not
-    ask calls written in `<tool_call>` (the block's mention "within <tools></tools> XML tags"
-    is passed over: it holds no line)."""
-    if _CALL not in system:
-        return ()
-    start = 0
-    for _ in range(BLOCKS_TRIED):
-        start = system.find(_OPEN, start)
-        if start < 0:
-            return ()
-        start += len(_OPEN)
-        end = system.find(_CLOSE, start, start + BLOCK_CHARS)
-        tools = _specs(system[start:end]) if end >= 0 else ()
-        if tools:
-            return tools
-    return ()
+    """The tools the system prompt's Hermes block lists, as the classifier reads them
+    (`classifier.hermes.tools_block`, `classifier.listed_tools.json_functions`), each with
+    its description; () where it holds no such block."""
+    block = tools_block(system)
+    return () if block is None else tuple(_spec(function) for function in json_functions(block))
 
 
-def _specs(block: str) -> tuple[ToolSpec, ...]:
-    specs = (_spec(line) for line in block.splitlines() if line.strip())
-    return tuple(spec for spec in specs if spec is not None)[:MAX_TOOLS]
-
-
-def _spec(line: str) -> ToolSpec | None:
-    """One line's tool: `{"type": "function", "function": {...}}` (Qwen-Agent's, vLLM's
-    template's) or the function object alone; None where the line is no such JSON."""
-    try:
-        value = json.loads(line)
-    except (ValueError, RecursionError):  # a line of a thousand "[": too deep for Python
-        return None
-    if isinstance(value, dict) and isinstance(value.get("function"), dict):
-        value = value["function"]
-    if not isinstance(value, dict):
-        return None
-    name, schema, about = value.get("name"), value.get("parameters"), value.get("description")
-    if not isinstance(name, str) or not name:
-        return None
+def _spec(function: dict[str, Any]) -> ToolSpec:
+    """The tool of one listed function (`{"name": ..., "parameters": ..., ...}`)."""
+    schema, about = function.get("parameters"), function.get("description")
     return ToolSpec(
-        name,
+        function["name"],
         schema if isinstance(schema, dict) else {},
         about if isinstance(about, str) else "",
     )

@@ -17,6 +17,9 @@ from typing import Any
 
 import pytest
 
+from classifier import hermes
+from classifier.hermes import HEADING
+from classifier.message import System
 from router.simulator import SimThread
 from router.simulator.hermes_tools import listed, responded
 from router.simulator.prompt import ToolSpec
@@ -100,10 +103,25 @@ def test_what_the_block_lists_and_what_it_leaves_alone() -> None:
     assert spec.name == "get_weather"
     assert spec.schema["required"] == ["city"]
     assert spec.description == "Get the current weather for a city."
-    bare = '<tools>\n{"name": "f"}\n[[[\n' + "[" * 5000 + '\n"x"\n</tools>\n<tool_call>'
+    bare = HEADING + '{"name": "f"}\n[[[\n' + "[" * 5000 + '\n"x"\n</tools>\n<tool_call>'
     assert listed(bare) == (ToolSpec("f", {}),)
-    assert listed(system.replace("<tool_call>", "<call>")) == ()  # asks no written call
-    assert listed('<tools>\n{"name": "f"}\n<tool_call>') == ()  # never closed
+    assert listed(HEADING + '{"name": "f"}\n<tool_call>') == ()  # never closed
     assert listed("<tools></tools> <tool_call>") == ()
     assert responded("<tool_response>\n7006652\n</tool_response>\n")
     assert not responded("What is 1234 * 5678? Use the multiply tool.")
+
+
+@pytest.mark.parametrize(
+    "system",
+    [
+        'Reply so.\n<tools>\n{"name": "f"}\n</tools>\n<tool_call>',  # no Hermes heading
+        "Quoting it: " + HEADING + '{"name": "f"}\n</tools>\n<tool_call>',  # mid-line
+        "You help.\n\n" + HEADING + '{"name": "f"}\n</tools>',  # the heading whole
+    ],
+)
+def test_the_simulator_lists_the_tools_the_classifier_sees_offered(system: str) -> None:
+    """One reader: the simulator took any `<tools>` block beside a `<tool_call>`, the
+    classifier only its Hermes heading at the prompt's start or after a blank line, so the
+    demo could call a tool the router read no offer of (found in review)."""
+    seen = [tool["function"]["name"] for tool in hermes.offered(System(prompt=system))]
+    assert [spec.name for spec in listed(system)] == seen
