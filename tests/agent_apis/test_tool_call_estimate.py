@@ -4,7 +4,8 @@ generated, its function's name and arguments, in every API and in a stream cut s
 Found in a live review (Qwen-Agent, `use_raw_api`): a chat stream's estimate counted the
 whole JSON of each `tool_calls` fragment (`id`, `type`, `index`, the key names), 62 tokens
 for a call of 19, 38 for a stream cut after two chunks. The Messages and Responses replies
-made over chat counted the arguments alone, not the name.
+made over chat counted the arguments alone, not the name. The proxy here asks a chat backend,
+so a native upstream's whole Messages reply and whole Response are read by the tally directly.
 """
 
 from __future__ import annotations
@@ -163,3 +164,38 @@ def test_a_name_sent_again_on_each_fragment_is_counted_once_per_call() -> None:
         fragment = _fragment(0, '{"path": "/tmp/a.txt"}', name, id=call_id)
         ollama.see({"choices": [{"index": 0, "delta": {"tool_calls": [fragment]}}]})
     assert ollama.output_chars == 2 * once
+
+
+def test_a_whole_messages_tool_use_is_estimated_by_its_name_and_input() -> None:
+    """A whole (non-streamed) Messages reply from a native upstream: the proxy above asks a
+    chat backend, so its Messages replies are streams translated over chat and never reach
+    the whole `message` branch of `events` (found in review: its name count was untested)."""
+    arguments = '{"city":"Paris","unit":"celsius"}'
+    tally = Tally(api="messages")
+    block = {"type": "tool_use", "id": "toolu_1", "name": "get_weather"}
+    tally.see(
+        {
+            "type": "message",
+            "role": "assistant",
+            "content": [block | {"input": json.loads(arguments)}],
+            "stop_reason": "tool_use",
+        }
+    )
+    assert tally.output_chars == len("get_weather") + len(arguments)
+
+
+def test_a_whole_response_function_call_is_estimated_by_its_name_and_arguments() -> None:
+    """A whole (non-streamed) Response from a native upstream (`_see_response`): as above,
+    the proxy's Responses replies are translated over chat and never reach this branch."""
+    arguments = '{"city": "Paris"}'
+    call = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "get_weather"}
+    tally = Tally(api="responses")
+    tally.see(
+        {
+            "object": "response",
+            "id": "resp_1",
+            "status": "completed",
+            "output": [call | {"arguments": arguments, "status": "completed"}],
+        }
+    )
+    assert tally.output_chars == len("get_weather") + len(arguments)
