@@ -132,3 +132,28 @@ def test_another_prompt_quoting_the_monitors_line_is_no_monitor(
         model="tiny", messages=[{"role": "user", "content": ask}]
     )
     assert "<block>" not in (reply.choices[0].message.content or "")
+
+
+BILLING = "x-anthropic-billing-header: cc_version=2.1.332.a1b; cc_entrypoint=cli; cch=00000;"
+
+
+def test_a_billing_line_before_the_monitors_prompt_still_gets_the_verdict(
+    start_sim: Callable[..., SimThread],
+) -> None:
+    """Claude Code opens its system prompt with its attribution block unless
+    `CLAUDE_CODE_ATTRIBUTION_HEADER` is 0: the anthropic profile's Messages keep it (vLLM's
+    drop it), and a gateway that joins the blocks sends it on chat as the system text's first
+    line. The monitor is read past it, on both."""
+    body = recorded(STAGE_1)
+    billed = body | {"system": [{"type": "text", "text": BILLING}, *body["system"]]}
+    sim = start_sim(profile="anthropic")
+    sdk = anthropic.Anthropic(base_url=sim.url, api_key="x", max_retries=0)
+    reply = sdk.messages.create(**billed)
+    assert [b.text for b in reply.content if b.type == "text"] == ["<block>no"]
+    fields = to_chat(body) | {"model": "tiny", "stream": False}
+    system = fields["messages"][0]
+    assert system["role"] == "system" and isinstance(system["content"], str)
+    joined = {**system, "content": f"{BILLING}\n{system['content']}"}
+    fields["messages"] = [joined, *fields["messages"][1:]]
+    choice = client(start_sim(profile="cloud")).chat.completions.create(**fields).choices[0]
+    assert choice.message.content == "<block>no"
