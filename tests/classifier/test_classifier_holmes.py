@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, holmes
 from classifier.request import view, view_cut
 from router.conversation import conversation_key
 from tests import recorded as recordings
@@ -138,3 +138,20 @@ def test_another_apps_question_is_read_as_written() -> None:
     """The paragraph's words under another system prompt are the user's."""
     body = recordings.with_system(recorded("haiku.json"), "You are a helpful assistant.")
     assert view(body).latest.endswith("unless context suggests otherwise.")
+
+
+def test_the_paragraph_quoted_early_in_a_long_question_is_kept() -> None:
+    """The paragraph is looked for in the last `NOTE_WITHIN` characters alone: a question
+    that quotes its sentence further back is read up to the paragraph HolmesGPT appends,
+    the quote and all the user wrote after it kept. Read as the question alone is."""
+    quote = (
+        "Our own agent's prompt copies yours:\n\nWhen querying tools, always query for the"
+        " relevant time period. The current UTC date and time are filled in at run time.\n\n"
+    )
+    services = ("checkout", "payments", "search", "cart", "ledger", "notifications")
+    lines = [f"- {s}: p99 latency doubled after the 02:00 deploy" for s in services * 6]
+    question = quote + "\n".join(lines) + "\nWhich of these should I look at first, and why?"
+    assert len(question) - question.index(holmes.NOTE_OPENING) > holmes.NOTE_WITHIN
+    body = asking(question)
+    assert view(body).latest == view(alone(body, question)).latest  # a long text's view is cut
+    assert holmes.without_note(first_message(body)) == question
