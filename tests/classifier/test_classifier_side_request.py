@@ -209,6 +209,16 @@ def with_more(body: dict[str, Any]) -> dict[str, Any]:
     return other
 
 
+def monitor_conversation() -> dict[str, Any]:
+    """The monitor's request continued: its verdict, then its user message again. Claude Code
+    asks each check in a request of one user message; a conversation under the monitor's
+    prompt is someone's own, its latest message read as sent."""
+    body = claude_code_monitor("stage1")
+    system, user = body["messages"]
+    verdict = {"role": "assistant", "content": "<block>no</block>"}
+    return {**body, "messages": [system, user, verdict, copy.deepcopy(user)]}
+
+
 NOT_SIDE = {
     "claude-code-turn": lambda: chat_view(
         "messages", recorded(CLAUDE_CODE / "translate-turn.json")
@@ -221,6 +231,7 @@ NOT_SIDE = {
     "2.1.337-title-text-elsewhere": lambda: not_claude_codes(claude_code_title("2.1.337")),
     "2.1.337-title-text-and-more": lambda: with_more(claude_code_title("2.1.337")),
     "monitor-text-elsewhere": lambda: not_claude_codes(claude_code_monitor("stage1")),
+    "monitor-conversation": monitor_conversation,
     "a-chat": lambda: {"messages": [{"role": "user", "content": ASK}]},
     **{name: lambda name=name: recorded(FIXTURES / name) for name in THE_WORK},
 }
@@ -231,6 +242,11 @@ def test_other_requests_are_not_side_requests(name: str) -> None:
     body = NOT_SIDE[name]()
     assert not classify(body).side_request
     assert explain(body)["side_request"] is False
+
+
+def test_a_conversation_under_the_monitors_prompt_is_read_as_sent() -> None:
+    """Not by the transcript's ask: its latest message, whole."""
+    assert explain(monitor_conversation())["read"]["latest_chars"] > len(MONITOR_ASK) + 100
 
 
 @pytest.mark.parametrize("version", TITLES)
