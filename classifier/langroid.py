@@ -133,7 +133,7 @@ def _requests(text: str) -> str | None:
         return None
     try:
         request, _ = json.JSONDecoder().raw_decode(text, opening.end())
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     name = request.get("request") if isinstance(request, dict) else None
     return name if isinstance(name, str) else None

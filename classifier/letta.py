@@ -189,7 +189,7 @@ def _packed(text: str | None) -> dict[str, Any] | None:
         return None
     try:
         packed = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     if not isinstance(packed, dict) or not isinstance(packed.get("type"), str):
         return None

@@ -123,7 +123,7 @@ def _user_item(text: str, at: int, stop: int) -> str | None:
         return None
     try:
         item = json.loads(text[at:stop])
-    except ValueError:
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return None
     if not isinstance(item, dict) or item.get("role") != "user":
         return None

@@ -163,3 +163,16 @@ def test_the_tools_block_is_read_once_for_a_long_tool_loop(monkeypatch: pytest.M
     seen = view(body)
     assert (seen.latest, seen.after_tool_result, seen.tool_names) == (MULTIPLY, True, "multiply")
     assert len(reads) == 1
+
+
+def test_a_reply_nested_too_deep_for_json_is_no_tool_request() -> None:
+    """A reply of "TOOL:" and JSON nested past the parser's depth (within `REQUEST_CHARS`):
+    json raised RecursionError, the request took the default route; now it is no request,
+    as a reply that is not JSON, and the user message after it is the ask."""
+    body = captured("tool-turn2.json")
+    body["messages"][2]["content"] = 'TOOL: {"request": "multiply", "a": ' + "[" * 5000
+    assert len(body["messages"][2]["content"]) <= langroid.REQUEST_CHARS
+    not_json = copy.deepcopy(body)
+    not_json["messages"][2]["content"] = "{not json"
+    assert view(body).latest == "7006652"
+    assert classify(body).label == classify(not_json).label

@@ -248,3 +248,12 @@ def test_agents_and_conversations_are_apart() -> None:
     assert view(other).latest == view(sonnet).latest
     assert conversation_key(other, {}, "c") != conversation_key(sonnet, {}, "c")
     assert conversation_key(sonnet, {}, "d") != conversation_key(sonnet, {}, "c")
+
+
+def test_a_heartbeat_nested_too_deep_for_json_is_read_as_written() -> None:
+    """A heartbeat-shaped message nested past the parser's depth: json raised RecursionError,
+    the request took the default route; now it is no packed text of Letta's, read as sent."""
+    body = captured("memgpt-v2-heartbeat.json")
+    body["messages"][-1]["content"] = '{\n  "type": "heartbeat", "x": ' + "[" * 5000
+    assert view(body).latest.startswith('{\n  "type": "heartbeat", "x": [[[')
+    assert classify(body).label == "tool_calling"

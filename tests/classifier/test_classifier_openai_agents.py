@@ -175,3 +175,13 @@ def test_a_long_item_of_the_users_is_read() -> None:
     item = json.dumps({"content": ask, "role": "user"})
     assert len(item) > openai_agents.WITHIN
     assert view(handed(history(item, HANDOFF))).latest.startswith("Fix this:\nx = 1")
+
+
+def test_a_line_nested_too_deep_for_json_is_passed_over() -> None:
+    """A line of a user's item nested past the parser's depth: json raised RecursionError,
+    the request took the default route and was keyed as sent; now the line is no user's."""
+    deep = '{"role": "user", "content": ' + "[" * 50_000
+    body = handed(history(f"user: {MATH}", deep))
+    assert view(body).latest == MATH
+    assert classify(body).label == "math"
+    assert key(body) == key(handed(history(f"user: {MATH}")))
