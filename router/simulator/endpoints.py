@@ -54,7 +54,7 @@ def _json_invalid(body: bytes, message: str) -> ApiError:
         json.loads(body)
     except json.JSONDecodeError as exc:
         pos, why = exc.pos, exc.msg
-    except ValueError as exc:  # not UTF-8
+    except (ValueError, RecursionError) as exc:  # not UTF-8, or nested past Python's depth
         why = str(exc)
     return validation_error(message, str(pos), "json_invalid", "JSON decode error", {}, error=why)
 

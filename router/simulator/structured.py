@@ -332,7 +332,7 @@ def _engine_refusal(params: dict[str, Any]) -> tuple[str | None, dict[str, Any] 
     if isinstance(given, str):
         try:
             given = json.loads(given)
-        except json.JSONDecodeError:
+        except (json.JSONDecodeError, RecursionError):  # nested past Python's depth too
             return "Invalid JSON grammar specification.", None
     if not isinstance(given, dict):
         return None, None if given is None else JSON_OBJECT

@@ -130,3 +130,13 @@ def test_a_responses_stream_vllm_refuses_is_cut_after_its_200(tiny: SimThread) -
         assert r.status_code == 200
         with pytest.raises(httpx.RemoteProtocolError):
             r.read()
+
+
+def test_a_json_text_nested_too_deep_is_invalid_json(tiny: SimThread) -> None:
+    """`json` as a text nested past Python's depth: its RecursionError was a 500; it is not
+    JSON the engine reads, refused as any other."""
+    deep = {"json": '{"type": "object", "x": ' + "[" * 5000}
+    body = {"model": "tiny", "messages": ASK, "structured_outputs": deep}
+    resp = httpx.post(tiny.url + "/v1/chat/completions", json=body, timeout=30)
+    assert resp.status_code == 400
+    assert resp.json()["error"]["message"] == "Invalid JSON grammar specification."

@@ -203,3 +203,11 @@ def test_max_queued_refuses_with_503(start_sim: Callable[..., SimThread]) -> Non
 def _ignore_timeout(client: httpx.Client, sim: SimThread, payload: dict[str, object]) -> None:
     with contextlib.suppress(httpx.ReadTimeout):
         client.post(sim.url + "/v1/chat/completions", json=payload)
+
+
+def test_a_body_nested_too_deep_is_invalid_json(vllm: SimThread) -> None:
+    """A body nested past both parsers' depth: Python's RecursionError, read for where the
+    body went wrong, was a 500; it is vLLM's 400 for a body that is not JSON."""
+    deep = HTTP.post(vllm.url + "/v1/chat/completions", content=b'{"a": ' + b"[" * 5000)
+    assert deep.status_code == 400
+    assert "'type': 'json_invalid'" in deep.json()["error"]["message"]
