@@ -207,10 +207,11 @@ class Gateway:
         """What the request asks of a backend, for `plan` to weigh; `print_` the client's
         body's fingerprint, worked out only if the plan meets a failure it remembers."""
         choices_asked = size.several_choices(api, body)
+        prompt_tokens, native_prompt_tokens = size.window_tokens(api, body)
         return Demand(
             api=api,
-            prompt_tokens=size.window_prompt_tokens(api, body),
-            native_prompt_tokens=size.native_window_tokens(api, body),
+            prompt_tokens=prompt_tokens,
+            native_prompt_tokens=native_prompt_tokens,
             max_tokens=size.max_tokens_of(api, body),
             private=private,
             sticky_backend=self.state_source.sticky(conversation)

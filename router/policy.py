@@ -64,7 +64,7 @@ class Demand:
     # a completions batch's longest, each prompt checked on its own as vLLM does)
     prompt_tokens: int = 0
     # The prompt a backend speaking the API itself (not Anthropic's) reads, where it is more:
-    # vLLM's Messages renders deferred tools (`request_size.native_window_tokens`)
+    # vLLM's Messages renders deferred tools (`request_size.window_tokens`)
     native_prompt_tokens: int | None = None
     max_tokens: int | None = None
     private: bool = False

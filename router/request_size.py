@@ -32,7 +32,7 @@ def estimate_prompt_tokens(api: Api, body: dict[str, Any], every_tool: bool = Fa
     of Claude Code's deferred MCP tools counted, a prompt of about 100 tokens was estimated at
     120,756, and local's window of 65,536 was skipped or the request refused as too long
     (found in review). `every_tool=True` counts them all: what a backend that speaks Messages
-    itself and renders every tool it is sent (vLLM's) reads (`native_window_tokens`)."""
+    itself and renders every tool it is sent (vLLM's) reads (`window_tokens`)."""
     if api == "completions":
         return max(sum(_completion_prompts(body.get("prompt"))), 1)
     chars = 0
@@ -74,17 +74,25 @@ def window_prompt_tokens(api: Api, body: dict[str, Any]) -> int:
     return estimate_prompt_tokens(api, body)
 
 
-def native_window_tokens(api: Api, body: dict[str, Any]) -> int | None:
-    """The prompt a backend that speaks Messages itself, not Anthropic's own API, must hold,
-    where it differs from `window_prompt_tokens`: with the deferred tools no search loaded,
-    which vLLM's `/v1/messages` renders with the others (the chat translation and Anthropic
-    leave them out). None for any other request (`router.policy.Demand.native_prompt_tokens`)."""
+def window_tokens(api: Api, body: dict[str, Any]) -> tuple[int, int | None]:
+    """`window_prompt_tokens`, and the prompt a backend that renders every tool it is sent
+    (vLLM's `/v1/messages`, `vllm_fields.reads_every_tool`) must hold where it differs: with
+    the deferred tools no search loaded, which the chat translation and Anthropic's own API
+    leave out. None for any other request (`router.policy.Demand.native_prompt_tokens`).
+    One reading of the body: counted apart, a deferred body's history and tools were read
+    twice, 0.80 ms of a 1 MB body's estimate became 1.70 (found in review)."""
     tools = body.get("tools")
     if api != "messages" or not isinstance(tools, list):
-        return None
-    if len(offered(tools, body.get("messages"))) == len(tools):
-        return None
-    return estimate_prompt_tokens(api, body, every_tool=True)
+        return window_prompt_tokens(api, body), None
+    shown = offered(tools, body.get("messages"))
+    if len(shown) == len(tools):
+        return window_prompt_tokens(api, body), None
+    chars = _agent_chars(body)
+    seen = len(orjson.dumps(shown)) if shown else 0  # as `estimate_prompt_tokens` counts
+    loaded = {id(t) for t in shown}
+    hidden = len(orjson.dumps([t for t in tools if id(t) not in loaded]))
+    every = hidden + (seen - 1 if shown else 0)  # `[a]` and `[b]`: `[a,b]`, a character more
+    return (chars + seen) // _CHARS_PER_TOKEN + 1, (chars + every) // _CHARS_PER_TOKEN + 1
 
 
 def _completion_prompts(prompt: Any) -> list[int]:
