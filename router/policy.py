@@ -19,8 +19,8 @@ from router.config import Config
 from router.failed_requests import FAILED_HERE, Fingerprint
 from router.record import Api, Attempt
 from router.target import Target, route_for
-from router.translate.pairing import anthropic_own, can_serve, native
-from router.vllm_fields import is_vllm
+from router.translate.pairing import can_serve, native
+from router.vllm_fields import is_vllm, reads_every_tool
 
 # The longest wait every SDK sleeps through on its own (`router.api.errors.SDK_WAIT_S`: a
 # 503 says `x-should-retry: true` below it): one this short is worth telling even beside a
@@ -331,10 +331,10 @@ def one_choice_only(
 
 
 def _prompt_tokens(demand: Demand, backend: BackendSettings) -> int:
-    """The prompt `backend` reads: sent as it came where the backend speaks its API itself
-    (bar Anthropic's own, which leaves deferred tools out as the translation does)."""
+    """The prompt `backend` reads: sent as it came where it renders every tool it is sent
+    (`vllm_fields.reads_every_tool`), as the translation and Anthropic's own do not."""
     more = demand.native_prompt_tokens
-    if more is None or not native(demand.api, backend) or anthropic_own(backend):
+    if more is None or not reads_every_tool(demand.api, backend):
         return demand.prompt_tokens
     return more
 

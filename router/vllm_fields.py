@@ -27,6 +27,7 @@ from typing import Any
 from evals.urls import openai_hosted
 from router.config_backend import Backend as BackendSettings
 from router.record import Api
+from router.translate.pairing import anthropic_own, native
 
 FIELD = "structured_outputs"
 SKIP = "vllm_fields"  # the plan's reason for a backend that would lose the constraint
@@ -95,3 +96,14 @@ def why(field: str, *, cloud: bool = True, litellm: bool = False) -> str:
         f"{named(field)} is vLLM's own output constraint, which only a local backend (not "
         f"through litellm) honours: {', and '.join(whose or [_CLOUD])}"
     )
+
+
+def reads_every_tool(api: Api, backend: BackendSettings) -> bool:
+    """Whether `backend` reads a Messages body's deferred tools that no search loaded: it
+    speaks Messages itself and renders every tool it is sent (vLLM's `/v1/messages`), unlike
+    Anthropic's own API and the chat translation, which leave them out
+    (`request_size.window_tokens`). A vLLM declared `apis: [messages]` alone looks
+    like Anthropic's own (`pairing.anthropic_own`) but is still vLLM: judged by the offered
+    tools, it was sent a prompt past its window (found in review)."""
+    own = anthropic_own(backend) and not is_vllm(backend)
+    return api == "messages" and native(api, backend) and not own
