@@ -45,7 +45,7 @@ from router.tracing import NO_SPAN, Tracing
 from router.translate import responses_request
 from router.translate.attribution import without_attribution
 from router.translate.pairing import native
-from router.vllm_fields import vllm_field
+from router.vllm_fields import reads_every_tool, vllm_field
 
 FORWARDED_HEADERS = ("anthropic-version", "anthropic-beta")
 
@@ -315,6 +315,15 @@ class Gateway:
         # what the attempts generated and held, ended uncommitted
         self.finish(call, Tally(held_chars=call.unsent_chars))
 
+    def _read_every_tool(self, call: Call) -> bool:
+        """Whether the backend that served `call` read the deferred tools no search loaded
+        (`vllm_fields.reads_every_tool`): a record's estimate, where usage is missing, counts
+        them then; a vLLM Messages turn that read 40,271 tokens was recorded as 49."""
+        name = call.record.backend
+        if not name or name not in self.config.backend_names:  # gone in a reload
+            return False
+        return reads_every_tool(call.api, self.config.backend(name))
+
     def finish(self, call: Call, tally: Tally) -> None:
         """Complete the record and hand it to every sink, exactly once."""
         record = call.record
@@ -328,7 +337,9 @@ class Gateway:
         # an attempt that ended uncommitted (no backend served) generated what it held too
         if usage is None and (record.backend or generated):
             usage = Usage(  # the whole prompt: a completions batch's summed, as usage counts
-                prompt_tokens=size.estimate_prompt_tokens(call.api, call.body),
+                prompt_tokens=size.estimate_prompt_tokens(
+                    call.api, call.body, every_tool=self._read_every_tool(call)
+                ),
                 completion_tokens=size.estimate_tokens(generated),
                 estimated=True,
             )

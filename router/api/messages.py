@@ -18,9 +18,11 @@ from router.api import counting
 from router.api.counting import Counted
 from router.auth import Caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
+from router.call import Call
 from router.gateway import Gateway
 from router.request_size import estimate_prompt_tokens
 from router.translate.pairing import native
+from router.vllm_fields import reads_every_tool
 
 endpoints = APIRouter()
 
@@ -45,8 +47,20 @@ async def _count(
         call,
         lambda settings: native("messages", settings),
         lambda backend: _ask(backend, call.body, headers),
-        lambda: estimate_prompt_tokens("messages", call.body),
+        lambda: _estimate(gateway, call),
     )
+
+
+def _estimate(gateway: Gateway, call: Call) -> int:
+    """The prompt the turn is judged by, where no backend counts it: the one its refusal
+    names when every backend was skipped (`Plan.prompt_tokens`), else the first step's, with
+    every deferred tool where that backend reads them (`vllm_fields.reads_every_tool`). The
+    offered tools alone counted 49 tokens of a turn refused as 40,271 long (found in review)."""
+    if not call.plan.steps:
+        return call.plan.prompt_tokens
+    first = gateway.config.backend(call.plan.steps[0].backend)
+    every = reads_every_tool("messages", first)
+    return estimate_prompt_tokens("messages", call.body, every_tool=every)
 
 
 async def _ask(
