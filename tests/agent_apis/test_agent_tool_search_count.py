@@ -21,8 +21,8 @@ import pytest
 
 from router.config import parse
 from router.request_size import estimate_prompt_tokens
-from tests.agent_apis.agent_stack import APIS, anthropic_client, simulators, stack_config
-from tests.agent_apis.test_agent_tool_search_window import BODY, TOOLS, WINDOW
+from tests.agent_apis.agent_stack import anthropic_client
+from tests.agent_apis.test_agent_tool_search_window import BODY, TOOLS, window_stack
 from tests.harness import RunningRouter, collected, config_for, router, scripted_stream
 
 EVERY = estimate_prompt_tokens("messages", BODY, every_tool=True)
@@ -44,16 +44,8 @@ NO_USAGE = {
 def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     """`native` (vLLM speaking Messages itself) told a window of `WINDOW`, and a chat
     `cloud` with room: every route tries them in that order."""
-    with simulators() as servers:
-        config = stack_config(servers, tmp_path_factory.mktemp("count"), ["local"]).model_dump()
-        by_name = {b["name"]: b for b in config["backends"]}
-        native = {**by_name["local"], "name": "native", "apis": APIS["local"]}
-        native["context_window"] = WINDOW
-        cloud = {**by_name["cloud"], "context_window": 1_000_000}
-        config["backends"] = [native, cloud]
-        config["routes"] = {route: ["native", "cloud"] for route in config["routes"]}
-        with router(parse({**config, "resilience": {"enabled": False}})) as running:
-            yield running
+    with window_stack(tmp_path_factory.mktemp("count"), ["native", "cloud"]) as running:
+        yield running
 
 
 def _count(proxy: RunningRouter, body: dict[str, Any]) -> int:

@@ -11,6 +11,8 @@ of 65,536 tokens and `model: local` was refused as too long (found in review).
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import anthropic
@@ -45,23 +47,35 @@ BODY: dict[str, Any] = {
 }
 
 
-@pytest.fixture(scope="module")
-def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
-    """`local` (vLLM, Messages translated to chat), `native` (the same vLLM, speaking
-    Messages itself) and `claude` (Anthropic's own API), each told a window of `WINDOW`, and
-    a chat `cloud` with room; every route tries them in that order."""
+@contextmanager
+def window_stack(folder: Path, order: list[str]) -> Iterator[RunningRouter]:
+    """A router over the backends of `order`, which every route tries in that order:
+    `local` (vLLM, Messages translated to chat), `native` (the same vLLM, speaking Messages
+    itself) and `claude` (Anthropic's own API), each told a window of `WINDOW`, and a chat
+    `cloud` with room."""
     with simulators() as servers:
-        config = stack_config(servers, tmp_path_factory.mktemp("window"), ["local"]).model_dump()
+        config = stack_config(servers, folder, ["local"]).model_dump()
         by_name = {b["name"]: b for b in config["backends"]}
         local = {**by_name["local"], "apis": ["chat"], "context_window": WINDOW}
-        native = {**local, "name": "native", "apis": APIS["local"]}
-        claude = {**by_name["claude"], "context_window": WINDOW}
-        cloud = {**by_name["cloud"], "context_window": 1_000_000}
-        config["backends"] = [local, native, claude, cloud]
-        order = ["local", "native", "claude", "cloud"]
+        every = {
+            "local": local,
+            "native": {**local, "name": "native", "apis": APIS["local"]},
+            "claude": {**by_name["claude"], "context_window": WINDOW},
+            "cloud": {**by_name["cloud"], "context_window": 1_000_000},
+        }
+        config["backends"] = [every[name] for name in order]
         config["routes"] = {route: order for route in config["routes"]}
         with router(parse({**config, "resilience": {"enabled": False}})) as running:
             yield running
+
+
+@pytest.fixture(scope="module")
+def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
+    """All four backends, tried `local`, `native`, `claude`, `cloud`."""
+    with window_stack(
+        tmp_path_factory.mktemp("window"), ["local", "native", "claude", "cloud"]
+    ) as running:
+        yield running
 
 
 def test_the_body_is_over_the_window_with_every_tool_and_under_it_without() -> None:
