@@ -30,6 +30,7 @@ def proxy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RunningRouter]:
     ("method", "path", "allowed"),
     [
         ("GET", "/v1/chat/completions", "POST"),
+        ("GET", "/v1/completions", "POST"),
         ("GET", "/v1/responses", "POST"),
         ("PUT", "/v1/responses/input_tokens", "POST"),
         ("DELETE", "/v1/models", "GET"),
@@ -52,16 +53,17 @@ def test_a_wrong_method_is_named_with_what_the_path_takes(
     }
 
 
+@pytest.mark.parametrize("path", ["/v1/messages", "/v1/messages/count_tokens"])
 def test_a_wrong_method_on_messages_is_named_in_anthropics_envelope(
-    proxy: RunningRouter,
+    proxy: RunningRouter, path: str
 ) -> None:
-    response = httpx.delete(f"{proxy.root}/v1/messages")
+    response = httpx.delete(proxy.root + path)
     assert response.status_code == 405 and response.headers["allow"] == "POST"
     assert response.json() == {
         "type": "error",
         "error": {
             "type": "invalid_request_error",
-            "message": "smf-router does not serve DELETE /v1/messages: it takes POST there.",
+            "message": f"smf-router does not serve DELETE {path}: it takes POST there.",
         },
     }
 
