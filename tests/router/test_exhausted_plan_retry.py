@@ -14,6 +14,7 @@ openai SDK with its retries on.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 import httpx
 import openai
@@ -37,9 +38,28 @@ def _client(router: RunningRouter, retries: int) -> openai.OpenAI:
     return openai.OpenAI(base_url=router.url, api_key="none", max_retries=retries, http_client=http)
 
 
-def _clear(*servers: Running) -> None:
-    for server in servers:
-        server.control("faults", {"fault": None})
+def _ask_faulted(
+    setup: tuple[dict[str, Running], RunningRouter],
+    faults: dict[str, dict[str, Any]],
+    model: str,
+    retries: int,
+    stream: bool = False,
+) -> tuple[str | None, Any]:
+    """`ask` through the SDK, `retries` on, each backend of `faults` given its fault for the
+    call and cleared after it."""
+    backends, router = setup
+    for name, fault in faults.items():
+        backends[name].control("faults", fault)
+    try:
+        return ask(_client(router, retries), model, stream)
+    finally:
+        for name in faults:
+            backends[name].control("faults", {"fault": None})
+
+
+def _both(fault: str, **more: Any) -> dict[str, dict[str, Any]]:
+    """The same fault on `local` and `cloud`."""
+    return {name: {"fault": fault, **more} for name in ("local", "cloud")}
 
 
 def _failed(server: Running) -> int:
@@ -52,14 +72,10 @@ def test_one_500_from_a_named_backend_is_retried_by_the_sdk(
 ) -> None:
     """A single 500 (the simulator's `times: 1`, a blip): the SDK's retry is served by the
     same backend (two requests reached it, the first of them failed)."""
-    backends, router = setup
-    local = backends["local"]
+    local = setup[0]["local"]
     before = local.completions(), _failed(local)
-    local.control("faults", {"fault": "server_error", "times": 1})
-    try:
-        served, error = ask(_client(router, 2), "local", stream)
-    finally:
-        _clear(local)
+    fault = {"local": {"fault": "server_error", "times": 1}}
+    served, error = _ask_faulted(setup, fault, "local", 2, stream)
     assert error is None, f"the SDK gave up: {error}"
     assert served == "local"
     assert (local.completions() - before[0], _failed(local) - before[1]) == (2, 1)
@@ -71,15 +87,9 @@ def test_a_plan_that_failed_fast_leaves_the_retry_to_the_sdk(
 ) -> None:
     """Both backends of a route failing fast: a 502 with no `x-should-retry`, and the SDK
     (one retry) tries the whole plan again."""
-    backends, router = setup
-    local, cloud = backends["local"], backends["cloud"]
+    local, cloud = setup[0]["local"], setup[0]["cloud"]
     before = local.completions(), cloud.completions()
-    for server in (local, cloud):
-        server.control("faults", {"fault": fault})
-    try:
-        served, error = ask(_client(router, 1), "coding", stream=False)
-    finally:
-        _clear(local, cloud)
+    served, error = _ask_faulted(setup, _both(fault), "coding", 1)
     assert served is None and isinstance(error, openai.APIStatusError)
     assert error.status_code == 502
     assert "x-should-retry" not in error.response.headers
@@ -92,14 +102,10 @@ def test_a_hang_still_says_do_not_retry(
 ) -> None:
     """A first token later than `first_token_s` (1.2 s here): retrying would wait it out
     again, so `x-should-retry: false`, and the SDK, retries on, sends one request."""
-    backends, router = setup
-    local = backends["local"]
+    local = setup[0]["local"]
     before = local.completions()
-    local.control("faults", {"fault": "slow_first_token:5"})
-    try:
-        served, error = ask(_client(router, 2), "local", stream)
-    finally:
-        _clear(local)
+    fault = {"local": {"fault": "slow_first_token:5"}}
+    served, error = _ask_faulted(setup, fault, "local", 2, stream)
     assert served is None and isinstance(error, openai.APIStatusError)
     assert error.status_code == 504
     assert error.response.headers["x-should-retry"] == "false"
@@ -111,16 +117,11 @@ def test_a_hang_beside_a_500_still_says_do_not_retry(
 ) -> None:
     """`local` hangs past `first_token_s`, then `cloud` answers 500: the 502 the client is
     told is cloud's, but a retry would wait out local's deadline again."""
-    backends, router = setup
-    local, cloud = backends["local"], backends["cloud"]
+    local, cloud = setup[0]["local"], setup[0]["cloud"]
     assert FAST["first_token_s"] < 5
     before = local.completions(), cloud.completions()
-    local.control("faults", {"fault": "slow_first_token:5"})
-    cloud.control("faults", {"fault": "server_error"})
-    try:
-        served, error = ask(_client(router, 2), "coding", stream=False)
-    finally:
-        _clear(local, cloud)
+    faults = {"local": {"fault": "slow_first_token:5"}, "cloud": {"fault": "server_error"}}
+    served, error = _ask_faulted(setup, faults, "coding", 2)
     assert served is None and isinstance(error, openai.APIStatusError)
     assert error.status_code == 502
     assert error.response.json()["error"]["code"] == "upstream_error"
@@ -136,15 +137,9 @@ def test_one_overload_naming_no_wait_on_every_backend_is_retried_by_the_sdk(
     router's 503 said `x-should-retry: false`, and the SDK gave up after one request, where
     against vLLM itself it would have retried (found live: openai 3.63, Genkit over openai
     4.104). Now its retry reaches the plan again and `local` serves it."""
-    backends, router = setup
-    local, cloud = backends["local"], backends["cloud"]
+    local, cloud = setup[0]["local"], setup[0]["cloud"]
     before = local.completions(), cloud.completions()
-    for server in (local, cloud):
-        server.control("faults", {"fault": "server_error:503", "times": 1})
-    try:
-        served, error = ask(_client(router, 2), "coding", stream)
-    finally:
-        _clear(local, cloud)
+    served, error = _ask_faulted(setup, _both("server_error:503", times=1), "coding", 2, stream)
     assert error is None, f"the SDK gave up: {error}"
     assert served == "local"
     assert (local.completions() - before[0], cloud.completions() - before[1]) == (2, 1)
@@ -156,15 +151,9 @@ def test_an_overload_naming_no_wait_is_left_to_the_sdks_own_5xx_rule(
     """Both backends staying busy: a 503 `upstream_overloaded` with no `x-should-retry` and
     no wait, and the SDK's retries are bounded by its own count, one request per backend
     each, as many as it would send the backend itself (the router retries no 503)."""
-    backends, router = setup
-    local, cloud = backends["local"], backends["cloud"]
+    local, cloud = setup[0]["local"], setup[0]["cloud"]
     before = local.completions(), cloud.completions()
-    for server in (local, cloud):
-        server.control("faults", {"fault": "server_error:503"})
-    try:
-        served, error = ask(_client(router, 1), "coding", stream=False)
-    finally:
-        _clear(local, cloud)
+    served, error = _ask_faulted(setup, _both("server_error:503"), "coding", 1)
     assert served is None and isinstance(error, openai.APIStatusError)
     assert error.status_code == 503
     assert error.response.json()["error"]["code"] == "upstream_overloaded"
