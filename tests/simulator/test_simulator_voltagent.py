@@ -11,7 +11,6 @@ socket, the simulator.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from typing import Any
 
@@ -20,7 +19,7 @@ import pytest
 from router.simulator import SimThread
 from router.simulator.offered_agents import Offered, listing
 from tests import recorded
-from tests.simulator.calls import client
+from tests.simulator.calls import client, only_call
 
 captured = recorded.loader(recorded.FIXTURES / "voltagent-2.10.0-sim")
 
@@ -28,9 +27,7 @@ captured = recorded.loader(recorded.FIXTURES / "voltagent-2.10.0-sim")
 def called(sim: SimThread, body: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     """The one tool call the simulator answers a recorded body with: its name, its arguments."""
     fields = {key: body[key] for key in ("messages", "tools", "tool_choice")}
-    reply = client(sim).chat.completions.create(model="tiny", **fields)
-    (call,) = reply.choices[0].message.tool_calls or []
-    return call.function.name, json.loads(call.function.arguments)  # type: ignore[union-attr]
+    return only_call(client(sim).chat.completions.create(model="tiny", **fields))
 
 
 @pytest.mark.parametrize("profile", ["vllm", "cloud"])
