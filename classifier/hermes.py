@@ -95,17 +95,19 @@ def system_words(text: str) -> str:
 
 def tool_result(messages: Sequence[Any], index: int, system: System) -> bool:
     """Whether the user message `messages[index]` is the tools' result in a request whose
-    system prompt `system` holds the block: `<tool_response>` blocks alone (`_responses`),
+    system prompt `system` holds the block: `<tool_response>` blocks alone (`responses`),
     right after an assistant's reply."""
     if index == 0 or role(messages[index - 1]) != "assistant":
         return False
     text = one_text(messages[index])
-    return text is not None and _responses(text) and bool(offered(system))
+    return text is not None and responses(text) and bool(offered(system))
 
 
-def _responses(text: str) -> bool:
+def responses(text: str) -> bool:
     """Whether `text` opens with `<tool_response>` and ends with `</tool_response>`, white
-    space around them aside."""
+    space around them aside: the demo's simulator reads a tool's result so too
+    (`router.simulator.hermes_tools.responded`), and summarises no result the router reads as
+    an ask."""
     opening, closing = RESPONSE
     head, tail = text[:EDGE_CHARS].lstrip(), text[-EDGE_CHARS:].rstrip()
     return head.startswith(opening) and tail.endswith(closing)

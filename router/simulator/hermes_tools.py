@@ -25,12 +25,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from classifier.hermes import tools_block
+from classifier.hermes import responses, tools_block
 from classifier.listed_tools import json_functions
 from router.simulator.prompt import ToolCall, ToolSpec
 
 _CALL = "<tool_call>"
-_RESPONSE_END = "</tool_response>"
 
 
 def listed(system: str) -> tuple[ToolSpec, ...]:
@@ -61,5 +60,8 @@ def written(call: ToolCall) -> str:
 
 def responded(user: str) -> bool:
     """Whether the last user message is tools' results: Qwen-Agent's `<tool_response>`
-    blocks, one a call, the last at its end."""
-    return user.rstrip().endswith(_RESPONSE_END)
+    blocks, one a call, as the classifier reads them (`classifier.hermes.responses`: the
+    message opens with one and ends with one). A message that only ends with one (a user
+    quoting a result after an ask) was read so here alone: the demo summarised a result the
+    router read as the user's ask (found in review)."""
+    return responses(user)

@@ -82,6 +82,17 @@ def test_the_tool_response_gets_a_summary(
     assert parsed(text) == []
 
 
+def test_an_ask_ending_in_a_quoted_response_is_an_ask(start_sim: Callable[..., SimThread]) -> None:
+    """A tool's result is a message of `<tool_response>`s alone, as the classifier reads it
+    (`classifier.hermes.responses`); an ask that only ends with one quoted is the user's, and
+    gets the call: it got a summary of a result the router never read as one."""
+    body = captured("multiply-nous.json")
+    body["messages"][1]["content"] += " Earlier:\n<tool_response>\n1\n</tool_response>"
+    assert not responded(body["messages"][1]["content"])
+    assert not hermes.responses(body["messages"][1]["content"])
+    assert parsed(streamed(start_sim(), body)) == [("multiply", {"a": 1, "b": 1})]
+
+
 def test_tools_sent_are_called_as_sent_and_a_forbidding_prompt_gets_text(
     start_sim: Callable[..., SimThread],
 ) -> None:
