@@ -196,14 +196,24 @@ def wrong_method(request: Request, allowed: str) -> str:
     serves Responses over HTTP only: the client's transport is the thing to change, not
     its base URL (found in a live run of openai 3.63 and openai-agents 0.24)."""
     path, method = request.url.path, request.method
-    upgrade = request.headers.get("upgrade", "").lower()
-    if path == "/v1/responses" and "websocket" in upgrade:
+    if responses_websocket(request):
         return (
             "smf-router serves the Responses API over HTTP only (POST /v1/responses), not over"
             " a WebSocket: use the client's default HTTP transport (not the openai SDK's"
             " responses.connect(), nor the OpenAI Agents SDK's websocket transport)."
         )
     return f"smf-router does not serve {method} {path}: it takes {allowed or 'no method'} there."
+
+
+def responses_websocket(request: Request) -> bool:
+    """Whether `request` is a WebSocket upgrade of `/v1/responses` (`wrong_method`)."""
+    upgrade = request.headers.get("upgrade", "").lower()
+    return request.url.path == "/v1/responses" and "websocket" in upgrade
+
+
+# The operator's line for it (`unserved.Unserved.seen`): not "another base URL", as for any
+# other unserved request, where the 405's body says its transport is the thing to change
+WEBSOCKET_ADVICE = "it serves Responses over HTTP only; the client must use its HTTP transport"
 
 
 def install(app: FastAPI) -> None:
@@ -216,7 +226,8 @@ def install(app: FastAPI) -> None:
         unrouted = exc.status_code == 404 and exc.detail == "Not Found"
         if unrouted or exc.status_code == 405:  # the operator hears of it, sparingly
             caller = unserved.caller_name(request.app.state.auth, request_headers(request.scope))
-            unserved.LINES.seen(request.method, request.url.path, exc.status_code, caller)
+            advice = WEBSOCKET_ADVICE if responses_websocket(request) else None
+            unserved.LINES.seen(request.method, request.url.path, exc.status_code, caller, advice)
         allowed = (exc.headers or {}).get("Allow", "")
         if unrouted:
             message = no_such_endpoint(request)

@@ -41,6 +41,8 @@ REMEMBERED = 256
 PATH_CHARS = 200
 # Requests a client sends expecting a 404 from anything but its own vendor's API.
 EXPECTED = frozenset({("HEAD", "/api/hello")})
+# What an operator is told of any other unserved request
+ADVICE = "the client may need another base URL or a backend of its own"
 
 
 class Unserved:
@@ -59,9 +61,12 @@ class Unserved:
         self.pairs: OrderedDict[tuple[str, str], Sparing] = OrderedDict()
         self.others = Sparing(interval_s)  # the first line of a pair new while it is full
 
-    def seen(self, method: str, path: str, status: int, caller: str | None) -> None:
+    def seen(
+        self, method: str, path: str, status: int, caller: str | None, advice: str | None = None
+    ) -> None:
         """Say, sparingly, that `method path` was answered `status` (404, 405) for `caller`
-        (None: no key, or one the router does not hold)."""
+        (None: no key, or one the router does not hold), with `advice` for its operator
+        where the answer knows better than `ADVICE` (a WebSocket's, `errors.WEBSOCKET_ADVICE`)."""
         if (method, path) in EXPECTED:
             return
         shown, now = _shown(path), self.clock()
@@ -79,13 +84,14 @@ class Unserved:
         if held is None:
             return
         log.warning(
-            "%d for %s %s (caller %s): the router does not serve it; the client may need "
-            "another base URL or a backend of its own (%d such lines held back since the "
-            "last%s; at most one every %.0f s, all counted in rejected_requests_total)",
+            "%d for %s %s (caller %s): the router does not serve it; %s (%d such lines held "
+            "back since the last%s; at most one every %.0f s, all counted in "
+            "rejected_requests_total)",
             status,
             method[:16],
             shown,
             caller or "unknown",
+            advice or ADVICE,
             held,
             "" if lines else f" for any path new while {self.remembered} others were remembered",
             self.interval_s,

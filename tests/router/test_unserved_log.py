@@ -69,6 +69,22 @@ def test_a_wrong_method_is_logged_and_a_refused_key_names_no_caller(
     assert any("POST /v1/audio/speech (caller unknown)" in line for line in said)
 
 
+def test_a_refused_websocket_is_logged_with_the_405s_advice(
+    proxy: RunningRouter, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The operator is told what the client is (`errors.wrong_method`): its transport, not
+    its base URL, is the thing to change; any other wrong method keeps the usual advice."""
+    upgrade = {"connection": "Upgrade", "upgrade": "websocket", "sec-websocket-version": "13"}
+    with caplog.at_level(logging.WARNING, logger="smf_router.api"):
+        assert httpx.get(f"{proxy.url}/responses", headers=upgrade).status_code == 405
+        assert httpx.get(f"{proxy.url}/chat/completions", headers=upgrade).status_code == 405
+    said = lines(caplog)
+    (websocket,) = [line for line in said if "GET /v1/responses " in line]
+    assert "HTTP transport" in websocket and "another base URL" not in websocket
+    (other,) = [line for line in said if "GET /v1/chat/completions " in line]
+    assert "another base URL" in other
+
+
 def test_a_flood_of_paths_is_bounded_in_memory_and_in_lines(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
