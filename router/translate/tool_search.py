@@ -63,19 +63,24 @@ def _deferred(tool: Any) -> bool:
 
 
 def _referenced(messages: Iterable[Any]) -> Iterator[str]:
-    """The tool names of the history's references: in a tool result's content (a custom
-    search's) and in a server tool search's result."""
+    """The tool names of the history's references (`_references`)."""
     for message in messages:
         content = message.get("content") if isinstance(message, dict) else None
         for block in content if isinstance(content, list) else ():
-            if not isinstance(block, dict):
-                continue
-            inner = block.get("content")
-            if block.get("type") == "tool_search_tool_result" and isinstance(inner, dict):
-                inner = inner.get("tool_references")
-            if block.get("type") in ("tool_result", "tool_search_tool_result"):
-                for ref in inner if isinstance(inner, list) else ():
-                    if isinstance(ref, dict) and ref.get("type") == "tool_reference":
-                        name = ref.get("tool_name")
-                        if isinstance(name, str):
-                            yield name
+            for ref in _references(block):
+                name = ref.get("tool_name") if isinstance(ref, dict) else None
+                if isinstance(name, str) and ref.get("type") == "tool_reference":
+                    yield name
+
+
+def _references(block: Any) -> list[Any]:
+    """The items of a content block that may be tool references: a tool result's content (a
+    custom search's), a server tool search's result's `tool_references`; none of another."""
+    if not isinstance(block, dict):
+        return []
+    kind, inner = block.get("type"), block.get("content")
+    if kind not in ("tool_result", "tool_search_tool_result"):
+        return []
+    if kind == "tool_search_tool_result" and isinstance(inner, dict):
+        inner = inner.get("tool_references")
+    return inner if isinstance(inner, list) else []
