@@ -99,11 +99,13 @@ class ResponsesStream:
         self._custom = custom
         self._namespaced = namespaced or {}
         self._sequence = 0
-        self._rid = ""
-        self._base = ""
         self._created_at = 0  # taken once, at the start: every event's Response carries it
-        # the call ids (`router.translate.tool_ids`): the request's, read past its history
+        # the call ids (`router.translate.tool_ids`): the request's, read past its history;
+        # its random part names the response and its items too (`response_id`), never the
+        # chunk's id
         self._ids = ids or ToolIds(prefix="call")
+        self._base = self._ids.part
+        self._rid = response_id(self._base)
         self._model: Any = None
         self._items: list[Item] = []
         self._blocks = Sequencer()
@@ -250,8 +252,6 @@ class ResponsesStream:
 
     def _start(self, chunk: dict[str, Any]) -> list[bytes]:
         self.started = True
-        self._base = self._ids.part  # the reply's own, not the chunk's id (`response_id`)
-        self._rid = response_id(self._base)
         self._model = chunk.get("model")
         self._created_at = int(time.time())
         response = envelope(self._rid, self._model, self._request, "in_progress", self._created_at)
