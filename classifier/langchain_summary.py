@@ -44,7 +44,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from xml.sax.saxutils import unescape
 
-from classifier.message import AskPair, ask_pair, one_text, role
+from classifier.message import AskPair, ask_pair, one_text, role, windowed_asks
 
 # `DEFAULT_SUMMARY_PROMPT` up to its `<messages>` marker (langchain 1.5.2)
 SUMMARY_PROMPT = (
@@ -164,16 +164,7 @@ def _request_asks(messages: Sequence[Any]) -> tuple[str, str] | None:
     request `messages`, no summary of an earlier compaction's; the thread whole when it
     holds none; None for any other request."""
     thread = _thread(messages)
-    if thread is None:
-        return None
-    head = _human_entries(thread, 0, min(len(thread), ENTRY_WITHIN))
-    tail = head
-    if len(thread) > ENTRY_WITHIN:
-        tail = _human_entries(thread, len(thread) - ENTRY_WITHIN, len(thread)) or head
-    if tail is None:  # no human message of a user's: the thread whole, clipped as any ask
-        whole = "" if thread.isspace() else thread
-        return whole, whole
-    return (head or tail)[0], tail[1]
+    return None if thread is None else windowed_asks(thread, ENTRY_WITHIN, _human_entries)
 
 
 def _thread(messages: Sequence[Any]) -> str | None:

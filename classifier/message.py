@@ -169,6 +169,26 @@ def ask_pair(first: str, latest: str) -> AskPair:
     return AskPair(last if first == latest else {"role": "user", "content": first}, last)
 
 
+def windowed_asks(
+    text: str, within: int, entries: Callable[[str, int, int], tuple[str, str] | None]
+) -> tuple[str, str]:
+    """The first and the latest ask of a tool's own `text` of entries (pi's summarization
+    request's conversation, LangChain's thread): the first found in its first `within`
+    characters, the latest in its last (`entries(text, start, end)`: the first and the last
+    ask of `text[start:end]`, None for none), the first window's when the last holds none;
+    with none in either, `text` whole ("" for white space alone), clipped as any ask.
+    Bounded, however long the text. pi's reader and LangChain's each had a copy (found in
+    review)."""
+    head = entries(text, 0, min(len(text), within))
+    tail = head
+    if len(text) > within:
+        tail = entries(text, len(text) - within, len(text)) or head
+    if tail is None:  # no ask in either window: the text whole
+        whole = "" if text.isspace() else text
+        return whole, whole
+    return (head or tail)[0], tail[1]
+
+
 def per_text(read: Callable[[str], T]) -> Callable[[str], T]:
     """`read`, its last answer kept for the very text it was given (by identity: a string
     never changes, and the one kept is held, so its id is never another's). A framework's

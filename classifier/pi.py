@@ -39,7 +39,16 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from classifier.message import AskPair, System, ask_pair, one_text, per_text, role, user_after
+from classifier.message import (
+    AskPair,
+    System,
+    ask_pair,
+    one_text,
+    per_text,
+    role,
+    user_after,
+    windowed_asks,
+)
 from classifier.templates import framed
 
 # `SUMMARIZATION_SYSTEM_PROMPT` (`core/compaction/utils.js`)
@@ -188,15 +197,7 @@ def _conversation_asks(text: str) -> tuple[str, str] | None:
     conversation = _conversation(text)
     if conversation is None:
         return None
-    head = _user_entries(conversation, 0, min(len(conversation), ENTRY_WITHIN))
-    tail = head
-    if len(conversation) > ENTRY_WITHIN:
-        tail = _user_entries(conversation, len(conversation) - ENTRY_WITHIN, len(conversation))
-        tail = tail or head
-    if tail is None:  # no user entry: the conversation whole, clipped as any ask
-        whole = "" if conversation.isspace() else conversation
-        return whole, whole
-    return (head or tail)[0], tail[1]
+    return windowed_asks(conversation, ENTRY_WITHIN, _user_entries)
 
 
 def _conversation(text: str) -> str | None:
