@@ -44,7 +44,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 from xml.sax.saxutils import unescape
 
-from classifier.message import AskPair, ask_pair, one_text, role, windowed_asks
+from classifier.message import AskPair, ask_pair, one_text, per_text, role, windowed_asks
 
 # `DEFAULT_SUMMARY_PROMPT` up to its `<messages>` marker (langchain 1.5.2)
 SUMMARY_PROMPT = (
@@ -163,17 +163,37 @@ def _request_asks(messages: Sequence[Any]) -> tuple[str, str] | None:
     """The first and the latest human message of the thread in LangChain's summarization
     request `messages`, no summary of an earlier compaction's; the thread whole when it
     holds none; None for any other request."""
-    thread = _thread(messages)
+    text = _request_text(messages)
+    return None if text is None else _thread_asks(text)
+
+
+@per_text
+def _thread_asks(text: str) -> tuple[str, str] | None:
+    """`_request_asks` of the summarization request's one text `text`; None when it is not
+    the template whole. Read once for a request (`classifier.message.per_text`: the
+    classifier, the conversation key and the ledger each ask), as pi's is."""
+    thread = _inside(text)
     return None if thread is None else windowed_asks(thread, ENTRY_WITHIN, _human_entries)
 
 
 def _thread(messages: Sequence[Any]) -> str | None:
     """The thread inside LangChain's template, when `messages` are its one user message and
     it is the template whole (Deep Agents' note in it or not); else None."""
+    text = _request_text(messages)
+    return None if text is None else _inside(text)
+
+
+def _request_text(messages: Sequence[Any]) -> str | None:
+    """The text of `messages` when they are one user message of one text; else None."""
     if len(messages) != 1 or role(messages[0]) != "user":
         return None
-    text = one_text(messages[0])
-    if text is None or not text.startswith(SUMMARY_PROMPT) or not text.endswith(MESSAGES_END):
+    return one_text(messages[0])
+
+
+def _inside(text: str) -> str | None:
+    """The thread inside LangChain's template when `text` is the template whole (Deep
+    Agents' note in it or not); else None."""
+    if not text.startswith(SUMMARY_PROMPT) or not text.endswith(MESSAGES_END):
         return None
     at = len(SUMMARY_PROMPT)
     if text.startswith(MEDIA_NOTE, at):

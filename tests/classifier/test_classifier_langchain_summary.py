@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from classifier import classify
+from classifier import classify, langchain_summary
 from classifier.ask_text import ask_content
 from classifier.asks import first_ask
 from classifier.langchain_summary import (
@@ -200,6 +200,26 @@ HOSTILE = {
 
 
 @pytest.mark.timeout(5)  # milliseconds in all; before, some 16 s, 2 s or 3 s a read
+def test_a_summarization_request_is_read_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The classifier, the conversation key and the ledger each ask for the thread's asks;
+    its two windows are scanned once for the request, as pi's are, not once for each."""
+    scans: list[tuple[int, int]] = []
+    scan = langchain_summary._human_entries
+
+    def counted(thread: str, start: int, end: int) -> tuple[str, str] | None:
+        scans.append((start, end))
+        return scan(thread, start, end)
+
+    monkeypatch.setattr(langchain_summary, "_human_entries", counted)
+    body = summarizing(*(human(f"ask {n}") for n in range(3000)))
+    messages = body["messages"]
+    classify(body)
+    key(body)
+    assert ask_content(messages[0], messages) == "ask 2999"
+    assert first_ask(messages) == {"role": "user", "content": "ask 0"}
+    assert len(scans) == 2  # its first window and its last
+
+
 def test_a_thread_of_openings_with_no_end_is_read_in_linear_time() -> None:
     """`<message type="human">(.*?)</message>` tried each opening with no end to the
     window's end: quadratic in it, the event loop held for every client (found in a
