@@ -154,6 +154,21 @@ LINE = '{"type": "function", "function": {"name": "multiply"}}'
 REST = "\n</tools>\n\nFor each function call, ..."
 
 
+def test_a_heading_quoted_before_the_block_does_not_hide_it() -> None:
+    """The heading quoted mid-line earlier in the system message (`listed_tools.block_start`
+    looks past it, up to `HEADINGS_TRIED` occurrences): the block after the blank line is
+    still read, and cut from the system prompt's words; quoted more often than that, it is
+    not looked for."""
+    quoted = "Never write " + hermes.HEADING + " yourself."
+    body = captured("nous-multiply.json")
+    body["messages"][0]["content"] = quoted + "\n\n" + hermes.HEADING + LINE + REST
+    seen = view(body)
+    assert (seen.tool_names, seen.system) == ("multiply", quoted)
+    assert classify(body).label == "tool_calling"
+    many = " ".join([quoted] * listed_tools.HEADINGS_TRIED)
+    assert hermes.tools_block(many + "\n\n" + hermes.HEADING + LINE + REST) is None
+
+
 @pytest.mark.parametrize(
     "system",
     [
