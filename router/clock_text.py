@@ -1,5 +1,5 @@
 """Clock text: the dates and times an agent writes into its system prompt, which the
-conversation key reads as one mark (`router.conversation.clockless`).
+conversation key reads as one mark (`router.system_key.clockless`).
 
 An ISO 8601 date, with a time and zone or without; a date with a month's name (JavaScript's
 `toDateString`, "Saturday, December 5, 2026", "5 Dec 2026"; C's `ctime`, "Mon Dec  7

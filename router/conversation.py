@@ -32,21 +32,16 @@ from classifier import (
 from classifier.aider import without_reminder
 from classifier.ask_text import ask_content
 from classifier.asks import first_ask
-from classifier.code_puppy import without_summary
-from classifier.continue_cli import without_snapshot
 from classifier.failure_log import FailureLog
-from classifier.mastra import without_working_memory
 from classifier.message import System, read_system
 from classifier.system_ask import system_asks
-from router.clock_text import CLOCK_SPAN, CLOCK_TEXT
 from router.keyed_content import keyed
 from router.record import Api
 from router.session import session_id
 from router.stored_responses import conversation_of
+from router.system_key import KEY_CHARS, system_texts
 from router.translate.text_parts import content_text
 
-KEY_CHARS = 2048  # of the system prompt and of the first ask, in a conversation key
-CLOCK = "<clock>"
 # In place of the system prompt, in a smolagents run's key, a DSPy call's, a crewAI run's,
 # a Haystack side call's, a Google ADK run's and a browser-use run's (`conversation_key`)
 FRAMEWORK = "framework:smolagents"
@@ -103,8 +98,8 @@ def conversation_key(
     live review). Of a BeeAI ReActAgent's, its text, inside its wrapper or not
     (`classifier.beeai.react_words`): its later turns hold it unwrapped, a text part as sent,
     and a chat's turns keyed apart. The system prompt is read without its clock text
-    (`clockless`): an agent that writes the time into it keyed every turn apart. A
-    smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
+    (`router.system_key.clockless`): an agent that writes the time into it keyed every turn
+    apart. A smolagents run's is not read at all (`classifier.smolagents.framed`): each kind of its
     steps sends another (none for its initial plan), and one run was four conversations
     (found in review); its task, which each reads as the first ask, keys the run, marked as
     smolagents' so that a chat asking the same words is another conversation. A DSPy
@@ -142,8 +137,8 @@ def conversation_key(
     one conversation, as two smolagents runs are.
 
     Nor is what an agent writes anew into its system prompt within one conversation read
-    (`_unchanging`): the Continue CLI's snapshot of a run's start, Mastra's working memory,
-    code-puppy's compaction summary.
+    (`router.system_key.unchanging`): the Continue CLI's snapshot of a run's start, Mastra's
+    working memory, code-puppy's compaction summary.
     A Letta agent's system prompt is its memory, which its tools edit within a conversation,
     and a compaction changes its first ask: its requests are keyed by the agent's and the
     conversation's ids its prompt names instead (`_marked_key`), and a SillyTavern chat's by
@@ -194,7 +189,7 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
     if (names := sillytavern.chat_names(messages, system)) is not None:
         return _marked_key(digest, SILLYTAVERN, *names)
     if (path := langchain_summary.history_path(messages)) is not None:
-        return _marked_key(digest, DEEPAGENTS, path, *filter(None, _system_texts(messages)))
+        return _marked_key(digest, DEEPAGENTS, path, *filter(None, system_texts(messages)))
     first: object = None
     framework = _framework(messages, system)
     framed = framework is not None
@@ -202,7 +197,7 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
         _hash_part(digest, framework)
     alone = system_asks(messages)  # system messages alone: they are the asks
     if not (framed or alone is not None):
-        for text in _system_texts(messages):
+        for text in system_texts(messages):
             _hash_part(digest, text)
     for message in messages:
         if isinstance(message, dict) and message.get("role") == "user":
@@ -219,22 +214,6 @@ def _read_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
         # without white space at the end, as `_users_words` gives a string: a part's text too
         _hash_part(digest, keyed(beeai.react_words(words, system)).rstrip()[:KEY_CHARS])
     return digest.hexdigest()
-
-
-def _system_texts(messages: list[Any]) -> list[str]:
-    """The system prompt of `messages` as a key hashes it: each system or developer message
-    before the first user message, `clockless` and without what an agent writes anew into
-    it (`_unchanging`)."""
-    texts: list[str] = []
-    for message in messages:
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
-        if role in ("system", "developer"):
-            texts.append(clockless(_unchanging(keyed(message.get("content")))))
-        elif role == "user":
-            break
-    return texts
 
 
 def _sent_key(digest: hashlib.blake2b, messages: list[Any]) -> str:
@@ -270,21 +249,6 @@ def _framework(messages: list[Any], system: System) -> str | None:
     return CREWAI if crewai.framed(messages) else None
 
 
-def _unchanging(system: str) -> str:
-    """A system prompt without what an agent writes anew into it within one conversation:
-    the Continue CLI's date and git status at each run's start
-    (`classifier.continue_cli.without_snapshot`), and Mastra's working memory, which its model
-    updates during the conversation (`classifier.mastra.without_working_memory`): each
-    update made the next turn another conversation, and a chat pinned to the cloud went
-    local on its second turn (found in a review of agent frameworks). Nor whether a tool may
-    be called now in BeeAI's RequirementAgent's (`classifier.beeai.without_flags`), read only
-    as far as `clockless` reads. Nor the summary a code-puppy compaction puts before its
-    prompt (`classifier.code_puppy.without_summary`): each compaction keyed the session anew,
-    its pin lost (found in a live review)."""
-    system = without_working_memory(without_snapshot(without_summary(system)))
-    return beeai.without_flags(system, KEY_CHARS + CLOCK_SPAN)
-
-
 def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
     """A key of `parts` in place of the system prompt and the first ask, marked as one app's.
 
@@ -306,44 +270,23 @@ def _marked_key(digest: hashlib.blake2b, mark: str, *parts: str) -> str:
     persona. Not its system messages, among which World Info entries come and go, nor its
     first user message, which drops out of a long chat's context.
 
-    A compacted Deep Agents thread's (`DEEPAGENTS`), and its later summarization requests':
-    the path of the history file its compacted message names
-    (`classifier.langchain_summary.history_path`), the thread's across its compactions, and
-    its system prompt as the turns' keys hash it (`_system_texts`; an empty one as none). Not
-    that message, whose summary is new at each compaction, nor the ask after it, which a
-    later compaction drops: keyed so, the thread took another key at each compaction, its pin
-    lost (found in a live review). Not the path alone: deepagents 0.7.6 names the file by an
-    id of its own kept in the thread's state (`session_<uuid4 hex>`), but earlier releases by
-    the LangGraph thread id (`/conversation_history/{thread_id}.md`), and two agents under
+    A compacted Deep Agents thread's (`DEEPAGENTS`), and its later summarization requests': the
+    path of the history file its compacted message names
+    (`classifier.langchain_summary.history_path`), the thread's across its compactions, and its
+    system prompt as the turns' keys hash it (`router.system_key.system_texts`; an empty one as
+    none). Not that message, whose summary is new at each compaction, nor the ask after it,
+    which a later compaction drops: keyed so, the thread took another key at each compaction,
+    its pin lost (found in a live review). Not the path alone: deepagents 0.7.6 names the file
+    by an id of its own kept in the thread's state (`session_<uuid4 hex>`), but earlier releases
+    by the LangGraph thread id (`/conversation_history/{thread_id}.md`), and two agents under
     one key that both ran a thread "1" were one conversation, one pin (found in review). A
-    summarization request sends no system prompt, so it keys apart from its thread's turns
-    when theirs is not empty (deepagents 0.7.6's is empty unless given a `system_prompt`):
+    summarization request sends no system prompt, so it keys apart from its thread's turns when
+    theirs is not empty (deepagents 0.7.6's is empty unless given a `system_prompt`):
     `prompt_cache_key` keeps them together."""
     _hash_part(digest, mark)
     for part in parts:
         _hash_part(digest, part)
     return digest.hexdigest()
-
-
-def clockless(system: str) -> str:
-    """The first `KEY_CHARS` of a system prompt, its dates and times (`CLOCK_TEXT`) each read
-    as `CLOCK`: LangChain's react-agent template writes `datetime.now().isoformat()` into it on
-    every model call, so each turn of one tool loop was a conversation of its own, and no pin
-    held (found running it). Dates too: a session that crosses midnight stays one; two
-    sessions still differ by their first ask. The cut is at the prompt's own `KEY_CHARS`th
-    character, a clock text across it masked whole (`CLOCK_SPAN` more are read for it):
-    cut after masking, each clock before it moved the cut, and a clock it then split changed
-    the key each hour (found in review). A prompt without one keys as it always did."""
-    text = system[: KEY_CHARS + CLOCK_SPAN]
-    parts: list[str] = []
-    done = 0  # the prompt's characters read so far
-    for clock in CLOCK_TEXT.finditer(text):
-        if clock.start() >= KEY_CHARS:
-            break
-        parts += (text[done : clock.start()], CLOCK)
-        done = clock.end()
-    parts.append(text[done:KEY_CHARS])
-    return "".join(parts)
 
 
 def _users_words(
