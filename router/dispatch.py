@@ -82,15 +82,15 @@ class Dispatcher:
         """Try the plan's backends in order; return the first that commits, else raise."""
         errors: list[UpstreamError] = []
         failed_window: int | None = None
-        call.record.attempts.extend(self._passed_over(call.plan))
+        for passed in self._passed_over(call.plan):
+            self._skip(call, passed)
         for step in call.plan.steps:
             backend = self.backends[step.backend]
             settings = backend.settings
             # the window the plan judged it by: configured, else learned (`Step.window`)
             if failed_window and step.window and step.window <= failed_window:
-                call.record.attempts.append(
-                    Attempt(step.backend, settings.tier, "skipped", "context_too_long")
-                )
+                too_long = Attempt(step.backend, settings.tier, "skipped", "context_too_long")
+                self._skip(call, too_long)
                 continue
             if errors:  # the first move past a failed backend: one failing alone is none
                 call.record.fallback_reason = call.record.fallback_reason or errors[-1].kind
@@ -125,6 +125,12 @@ class Dispatcher:
         new key by. An error naming no wait names none to keep. The canary's and the shadow's
         calls are told by the same function (`router.backend_waits.tell`)."""
         tell(self.waits, backend.settings, self.retirement.now(backend), error)
+
+    def _skip(self, call: Call, attempt: Attempt) -> None:
+        """Record a backend passed over (a `skipped` attempt), and say so on the request
+        span, when it happened (`Tracing.skipped`)."""
+        call.record.attempts.append(attempt)
+        self.tracing.skipped(call.span, attempt)
 
     def _passed_over(self, plan: Plan) -> list[Attempt]:
         """The backends the plan skipped, each a `skipped` attempt whose `error_kind` is the

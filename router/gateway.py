@@ -347,6 +347,7 @@ class Gateway:
             estimate = max(usage.completion_tokens, size.estimate_tokens(generated))
             usage = replace(usage, completion_tokens=estimate, estimated=True)
         record.usage = usage or Usage()
+        record.counted = usage is not None
         self.remember(call, tally)  # if it was not as its end went out
         if tally.keep_text and self.config.ledger.store_text:
             record.completion_text = str(tally.text)

@@ -142,6 +142,9 @@ class Record:
     outcome: Outcome = "ok"
     error_kind: str | None = None
     usage: Usage = field(default_factory=Usage)
+    # False: no backend reported usage and there was nothing to estimate (a backend's 400, a
+    # hang-up before the first token), so `usage`'s 0 tokens are no count (`Gateway.finish`)
+    counted: bool = True
     ttft_s: float | None = None
     duration_s: float = 0.0
     # What this request actually cost (cloud price or local cost), and what the route's cloud

@@ -40,12 +40,15 @@ def record_attributes(
 ) -> dict[str, Any]:
     """The span attributes a finished record supplies (never prompt text or the caller). The
     request id is the ledger row's and the reply's `x-request-id`: it leads from either to
-    the trace. Not `gen_ai.response.model`: the record's `served_model` is the config's,
-    prefix and all; `Tracing.finish_request` names the model as the attempt did."""
+    the trace; `gen_ai.conversation.id` is the ledger's `conversation`, the keyed hash of
+    the session id or the opening (never either), which groups a session's turns in a trace
+    backend as in the ledger. Not `gen_ai.response.model`: the record's `served_model` is
+    the config's, prefix and all; `Tracing.finish_request` names the model as the attempt
+    did. `smf.attempts` counts the backends called; those passed over are events
+    (`Tracing.skipped`)."""
     tried = [a for a in record.attempts if a.outcome != "skipped"]
     attrs: dict[str, Any] = {
-        "gen_ai.usage.input_tokens": record.usage.prompt_tokens,
-        "gen_ai.usage.output_tokens": record.usage.completion_tokens,
+        **record_usage(record),
         "smf.intent": record.intent,
         "smf.confidence": record.confidence,
         "smf.route": record.route,
@@ -55,16 +58,48 @@ def record_attributes(
         "smf.stream": record.stream,
         "http.response.status_code": client_status(record),
     }
-    if record.backend:
-        attrs["smf.backend"] = record.backend
-    if record.tier:
-        attrs["smf.tier"] = record.tier
+    if record.conversation:
+        attrs["gen_ai.conversation.id"] = record.conversation
+    answered = ended_on(record)
+    if answered is not None:
+        attrs["smf.backend"], tier = answered
+        if tier:
+            attrs["smf.tier"] = tier
     if record.fallback_reason:
         attrs["smf.fallback_reason"] = record.fallback_reason
     if record.intent_source:
         attrs["smf.intent_source"] = record.intent_source
     attrs.update(finish_attributes(finish_reasons or ()))
     return attrs
+
+
+def record_usage(record: Record) -> dict[str, Any]:
+    """The request's token counts as its ledger row has them, and whether they are the
+    router's estimate (`smf.tokens_estimated`, the row's `tokens_estimated`); none when
+    nothing was counted (no usage reported and nothing to estimate: a backend's 400, a
+    hang-up before the first token), where the row's 0 is no count. Exported as 0, a sum of
+    the tokens in traces counted them as requests that used none (found in review)."""
+    if not record.counted:
+        return {}
+    return {
+        **usage_attributes(record.usage),
+        "smf.tokens_estimated": record.usage.estimated,
+    }
+
+
+def ended_on(record: Record) -> tuple[str, str | None] | None:
+    """The backend (and tier) a request ended on, when it answered: the one that served,
+    else that of the last attempt made if it gave an HTTP status (a 4xx passed through to
+    the client, a 5xx). None when no backend answered (a timeout, a refused connection, a
+    hang-up or the router's drain before the first byte, every backend passed over): a
+    request span then names no backend, where before one that answered and did not serve
+    went unnamed too, missed by a query on `smf.backend` (found in review)."""
+    if record.backend is not None:
+        return record.backend, record.tier
+    tried = [a for a in record.attempts if a.outcome != "skipped"]
+    if not tried or tried[-1].status is None:
+        return None
+    return tried[-1].backend, tried[-1].tier
 
 
 def raised_attributes(error: Exception) -> dict[str, Any]:

@@ -12,6 +12,7 @@ cut to one every few minutes (`ExportLogLimiter`).
 
 from __future__ import annotations
 
+import functools
 import logging
 import re
 import threading
@@ -26,6 +27,7 @@ from urllib.parse import urlsplit
 from evals.redaction import without_secrets
 from router.log_sparing import Sparing
 from router.span_export_env import batch_settings
+from router.trace_context import tracestate_entries
 
 log = logging.getLogger("smf_router.span_export")
 
@@ -41,6 +43,15 @@ ABORT_WAIT_S = 1.0  # for the thread after its exporter was shut down
 DROP_REASONS = ("queue_full", "export_failed")
 EXPORTER_LOGGER = "opentelemetry.exporter.otlp.proto.http.trace_exporter"
 EXPORT_LOG_INTERVAL_S = 600.0  # see `ExportLogLimiter`
+
+
+class SpanEvent(NamedTuple):
+    """Something that happened at `time_ns` during a span (OTel's span Event): a request
+    span's backend the plan passed over (`Tracing.skipped`)."""
+
+    name: str
+    time_ns: int
+    attributes: dict[str, Any]
 
 
 class SpanLink(NamedTuple):
@@ -69,6 +80,7 @@ class SpanRecord:
     attributes: dict[str, Any] = field(default_factory=dict)
     error: str | None = None
     links: tuple[SpanLink, ...] = ()
+    events: list[SpanEvent] = field(default_factory=list)
 
 
 class SpanShipper:
@@ -328,15 +340,19 @@ def quiet_exporter_log(endpoint: str) -> ExportLogLimiter:
 
 
 def readable(span: SpanRecord, resource: Any) -> Any:
-    """The SDK's `ReadableSpan` for one recorded span (what OTLP exporters take)."""
-    from opentelemetry.sdk.trace import ReadableSpan
+    """The SDK's `ReadableSpan` for one recorded span (what OTLP exporters take). Its context
+    and its parent's carry the caller's `tracestate`, as the SDK's spans inherit it: vendors
+    that keep sampling data there (OTel's `ot=th:...`) read it on every span (left out, the
+    exported spans had none: found in review)."""
+    from opentelemetry.sdk.trace import Event, ReadableSpan
     from opentelemetry.sdk.util.instrumentation import InstrumentationScope
     from opentelemetry.trace import Link, SpanContext, SpanKind, Status, StatusCode, TraceFlags
 
     flags = TraceFlags(TraceFlags.SAMPLED)
+    state = trace_state(span.tracestate)
     parent = None
     if span.parent_id is not None:
-        parent = SpanContext(span.trace_id, span.parent_id, span.remote_parent, flags)
+        parent = SpanContext(span.trace_id, span.parent_id, span.remote_parent, flags, state)
     kinds = {SERVER: SpanKind.SERVER, CLIENT: SpanKind.CLIENT}
     status = Status(StatusCode.ERROR, span.error) if span.error else Status(StatusCode.UNSET)
     attributes = {k: tuple(v) if isinstance(v, list) else v for k, v in span.attributes.items()}
@@ -344,12 +360,14 @@ def readable(span: SpanRecord, resource: Any) -> Any:
         Link(SpanContext(link.trace_id, link.span_id, False, TraceFlags(int(link.sampled))))
         for link in span.links
     ]
+    events = [Event(e.name, e.attributes, e.time_ns) for e in span.events]
     return ReadableSpan(
         name=span.name,
-        context=SpanContext(span.trace_id, span.span_id, False, flags),
+        context=SpanContext(span.trace_id, span.span_id, False, flags, state),
         parent=parent,
         resource=resource,
         attributes=attributes,
+        events=events,
         kind=kinds.get(span.kind, SpanKind.INTERNAL),
         status=status,
         start_time=span.start_ns,
@@ -357,3 +375,14 @@ def readable(span: SpanRecord, resource: Any) -> Any:
         links=links,
         instrumentation_scope=InstrumentationScope("smf-router"),
     )
+
+
+@functools.lru_cache(maxsize=64)  # a request's spans share one; read on the export thread
+def trace_state(tracestate: str | None) -> Any:
+    """The SDK's `TraceState` of the caller's `tracestate` header: its entries when the
+    header is a valid list (`router.trace_context.tracestate_entries`), else none, as the
+    SDK's own reading has it. Not `TraceState.from_header`: it logs a warning quoting a
+    malformed member, a line per span that any client can make."""
+    from opentelemetry.trace import TraceState
+
+    return TraceState(list(tracestate_entries(tracestate)) if tracestate else None)

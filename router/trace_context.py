@@ -22,6 +22,12 @@ _TRACEPARENT = re.compile(r"([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f
 # most 256 characters could make 8 KiB).
 TRACESTATE_MAX_CHARS = 512
 _PRINTABLE = re.compile(r"[\x20-\x7e]*")  # what a list member may hold, OWS and commas too
+# A list member, `key=value`, as level 1 writes its grammar (the SDK's reading is the same)
+_MEMBER = re.compile(
+    r"([a-z][_0-9a-z\-*/]{0,255}|[a-z0-9][_0-9a-z\-*/]{0,240}@[a-z][_0-9a-z\-*/]{0,13})"
+    r"=([\x20-\x2b\x2d-\x3c\x3e-\x7e]{0,255}[\x21-\x2b\x2d-\x3c\x3e-\x7e])"
+)
+TRACESTATE_MAX_ENTRIES = 32
 
 
 class Parent(NamedTuple):
@@ -60,6 +66,25 @@ def _tracestate(headers: Mapping[str, str]) -> str | None:
     if not value or len(value) > TRACESTATE_MAX_CHARS or not _PRINTABLE.fullmatch(value):
         return None
     return value
+
+
+def tracestate_entries(tracestate: str) -> tuple[tuple[str, str], ...]:
+    """The `(key, value)` entries of a `tracestate` as forwarded (`_tracestate`), for the
+    spans the router exports; none at all when a member is malformed, a key repeats or there
+    are over 32, as the SDK reads a header (the backends still get it as it came: theirs to
+    read). Empty members (`a=1,,b=2`) are allowed, as the spec does."""
+    entries: dict[str, str] = {}
+    for member in tracestate.split(","):
+        member = member.strip(" \t")
+        if not member:
+            continue
+        match = _MEMBER.fullmatch(member)
+        if match is None or match.group(1) in entries:
+            return ()
+        entries[match.group(1)] = match.group(2)
+    if len(entries) > TRACESTATE_MAX_ENTRIES:
+        return ()
+    return tuple(entries.items())
 
 
 def inject(

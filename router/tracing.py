@@ -20,9 +20,10 @@ from typing import TYPE_CHECKING, Any
 
 from router import trace_context
 from router.errors import ClientClosed
-from router.record import Record
+from router.record import Attempt, Record
 from router.span_attributes import (
     OPERATIONS,
+    ended_on,
     provider_name,
     raised_attributes,
     record_attributes,
@@ -35,6 +36,7 @@ from router.span_export import (
     DROP_REASONS,
     INTERNAL,
     SERVER,
+    SpanEvent,
     SpanLink,
     SpanRecord,
     SpanShipper,
@@ -49,6 +51,7 @@ Attributes = Mapping[str, str | bool | int | float | Sequence[str]]
 
 # What an attempt leaves on its request span for `finish_request` (`start_attempt`)
 CALLED = ("gen_ai.provider.name", "gen_ai.response.model")
+SKIPPED = "smf.backend_skipped"  # the event of a backend the plan passed over (`skipped`)
 
 
 class _NoSpan:
@@ -236,6 +239,23 @@ class Tracing:
             "smf.tier": settings.tier,
         }
 
+    def skipped(self, span: Any, attempt: Attempt) -> None:
+        """An event on the request span for a backend passed over, never called (`attempt`,
+        a `skipped` one: its `error_kind` the reason, `rate_limited`, `circuit_open`,
+        `context_too_long`, ...), when it was. An event, not an attribute: each names its
+        backend and reason as attributes of their own, which Tempo's TraceQL matches
+        together (`{ event:name = "smf.backend_skipped" && event.smf.backend = "local" }`)
+        and Grafana and Jaeger list under the span at the moment of the skip (a plan's, or a
+        fallback's past a context-length refusal), where an array attribute held
+        `backend:reason` strings to split. Before, a trace said nothing of them: a 503
+        whose every backend was skipped had no attempt span at all (found in review)."""
+        if span is NO_SPAN:
+            return
+        attributes = {"smf.backend": attempt.backend, "smf.tier": attempt.tier}
+        if attempt.error_kind:
+            attributes["smf.skip_reason"] = attempt.error_kind
+        span.events.append(SpanEvent(SKIPPED, time.time_ns(), attributes))
+
     def end(
         self, span: Any, attributes: Attributes | None = None, error: str | None = None
     ) -> None:
@@ -272,13 +292,16 @@ class Tracing:
         it did not succeed, status ERROR only when the router failed it (`server_failed`).
         The provider and model its last attempt called, as that attempt's span names them:
         the record's `served_model` is the config's (`openai/m`), where the attempt says `m`,
-        and a query by model missed the litellm backends' requests (found in review)."""
+        and a query by model missed the litellm backends' requests (found in review). Those
+        of a backend that answered without serving too (its 400 passed through: `ended_on`);
+        none when no backend answered (a hang-up before the first byte)."""
         if span is NO_SPAN:
             return
         attributes = record_attributes(record, finish_reasons)
+        answered = ended_on(record) is not None
         for key in CALLED:  # the last attempt's: the backend it ended on, as it was called
             called = span.attributes.pop(key, None)
-            if record.backend and called is not None:
+            if answered and called is not None:
                 attributes[key] = called
         error = None if record.outcome == "ok" else (record.error_kind or record.outcome)
         if error is not None:
