@@ -115,8 +115,11 @@ def usage(chat_usage: Any) -> dict[str, int]:
     }
 
 
-def message_id(chat_id: Any) -> str:
-    return f"msg_{chat_id}" if chat_id else "msg_router"
+def message_id(ids: ToolIds) -> str:
+    """The reply's own id, of its random part (`ToolIds.part`), as a Responses reply's is: a
+    backend's completion id repeats (Ollama draws from 999; one without any gave every
+    reply `msg_router`), and a client that tells replies apart by id would join two."""
+    return f"msg_{ids.part}"
 
 
 def from_chat(
@@ -162,7 +165,7 @@ def from_chat(
         texts = sum(len(block["text"]) for block in content if block["type"] == "text")
         counts["output_tokens"] = estimate_tokens(texts + inputs + reasoned)
     return {
-        "id": message_id(chat.get("id")),
+        "id": message_id(ids),
         "type": "message",
         "role": "assistant",
         "model": chat.get("model"),
@@ -324,7 +327,7 @@ class MessagesStream:
     def _start(self, chunk: dict[str, Any]) -> bytes:
         self.started = True
         message: dict[str, Any] = {
-            "id": message_id(chunk.get("id")),
+            "id": message_id(self._ids),
             "type": "message",
             "role": "assistant",
             "model": chunk.get("model"),

@@ -115,6 +115,19 @@ def test_each_message_makes_its_own_ids_for_unnamed_calls() -> None:
     assert first != second and all(ANTHROPIC_ID.match(given) for given in (first, second))
 
 
+def test_each_message_is_named_by_the_router_not_by_the_backends_completion_id() -> None:
+    """The same completion id twice (a backend that repeats its ids), whole and streamed: each
+    reply a message id of its own, none made of the backend's."""
+    whole = whole_reply({"content": "Hi."}, "stop") | {"id": "chatcmpl-repeated"}
+    wholes = [anthropic_reply.from_chat(whole)["id"] for _ in range(2)]
+    opening = chunk({"role": "assistant", "content": "Hi."}) | {"id": "chatcmpl-repeated"}
+    streams = [run(anthropic_reply.MessagesStream(), [opening, chunk({}, "stop")]) for _ in "ab"]
+    streamed = [payload["message"]["id"] for events in streams for name, payload in events[:1]]
+    given = wholes + streamed
+    assert len(set(given)) == 4 and all(name.startswith("msg_") for name in given)
+    assert not any("repeated" in name for name in given)
+
+
 def test_the_ids_go_back_to_a_chat_backend_paired_as_the_client_sent_them() -> None:
     """A chat backend pairs a call with its result within the one request: the id the client
     was given goes back in both, unchanged (no mapping back to the backend's own is needed)."""
