@@ -60,12 +60,13 @@ def _prompt(
         forced = choice["function"].get("name")
     last = messages[-1] if messages and isinstance(messages[-1], dict) else {}
     user = last_user_text(messages)
+    latest = latest_ask(messages, body, user)
     return Prompt(
         user=user,
         tools=specs,
         forced_tool=forced,
         tools_disabled=choice == "none",
-        after_tool_result=last.get("role") == "tool",
+        after_tool_result=last.get("role") == "tool" or latest.answered,
         tool_required=choice == "required",
         continues=continues,
         output_schema=constraint.schema,
@@ -75,7 +76,7 @@ def _prompt(
         system=system_text(messages),
         # read only where a call may fill an id field: every earlier call is parsed
         shown_id=shown_id(called_ids(messages), user) if specs else None,
-        asked=latest_ask(messages, body, user),
+        asked=latest.text,
     )
 
 

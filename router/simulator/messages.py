@@ -135,16 +135,17 @@ class MessagesApi:
         if profile == "vllm" and kind == "tool" and specs:
             _check_named(forced, specs)
         user = last_user_text(messages)
+        latest = latest_ask(messages, body, user, body.get("system"))
         prompt = Prompt(
             user,
             specs,
             forced,
             tools_disabled=kind == "none",
-            after_tool_result=_last_is_tool_result(messages),
+            after_tool_result=_last_is_tool_result(messages) or latest.answered,
             tool_required=kind == "any",
             last_called=turns.last_called(messages),
             system=turns.system_text(messages, body.get("system")),
-            asked=latest_ask(messages, body, user, body.get("system")),
+            asked=latest.text,
         )
         return Ask(
             model=model,

@@ -44,7 +44,9 @@ class Reply:
 
 @dataclass(frozen=True, slots=True)
 class Prompt:
-    """What the model reads: the last user text, offered tools, and whether a tool just ran.
+    """What the model reads: the last user text, offered tools, and whether a tool ran since
+    the latest ask (`after_tool_result`: its result the last message, or a call after the ask
+    whatever follows it, `latest_ask.Latest.answered`).
 
     `tool_required` is a request that demands some call without naming one (chat's and
     Responses' `"required"`, Anthropic's `{"type": "any"}`); `forced_tool` names one.

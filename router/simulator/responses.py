@@ -93,19 +93,20 @@ class ResponsesApi:
         choice = body.get("tool_choice")
         named = choice.get("name") if isinstance(choice, dict) else None
         constraint = text_constraint(body, profile)
+        latest = latest_ask(items if isinstance(items, list) else [], body, user, instructions)
         prompt = Prompt(
             user,
             specs,
             named if isinstance(named, str) else None,
             tools_disabled=choice == "none",
-            after_tool_result=after_tool,
+            after_tool_result=after_tool or latest.answered,
             tool_required=choice == "required",
             output_schema=constraint.schema,
             output_choice=constraint.choice,
             output_exclusive=constraint.exclusive,
             last_called=last_called(messages),
             system=system_text(messages, instructions),
-            asked=latest_ask(items if isinstance(items, list) else [], body, user, instructions),
+            asked=latest.text,
         )
         return Ask(
             model=model,

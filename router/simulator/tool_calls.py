@@ -25,7 +25,7 @@ from router.simulator.asked_tool import (
     file_verb_index,
     finishing_index,
 )
-from router.simulator.delegation import delegates, first_index
+from router.simulator.delegation import delegates, first_index, handed
 from router.simulator.instances import Chooser, Named, arguments_for
 from router.simulator.offered_agents import described, listing
 from router.simulator.prompt import Prompt, ToolCall, ToolSpec, ends
@@ -70,11 +70,16 @@ def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     field naming an agent one the tool's description or the prompt lists (`named_agent`:
     VoltAgent's `delegate_task` got the ask as its `targetAgents`, deepagents' `task` as its
     `subagent_type`, found in live reviews), a path that must be absolute one under the
-    working directory the system prompt states (`workdir`: dcode wrote `/fib.py`)."""
+    working directory the system prompt states (`workdir`: dcode wrote `/fib.py`); a
+    subagent's tool's strings the ask less the names of tools that start one
+    (`delegation.handed`: its subagent, asked for `Agent`, started one again)."""
     shell = runs_commands(tool.name)
     agent = named_agent(prompt, tool.description)
     cwd = working_directory(prompt.system)
-    return arguments_for(tool.schema, prompt.ask, prompt.shown_id, shell, agent, cwd)
+    ask = prompt.ask
+    if delegates(tool.schema):  # a subagent's task names no tool that starts one
+        ask = handed(ask, (t.name for t in prompt.tools if delegates(t.schema)))
+    return arguments_for(tool.schema, ask, prompt.shown_id, shell, agent, cwd)
 
 
 def chooser(prompt: Prompt, ask: str | None = None) -> Chooser:

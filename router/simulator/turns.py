@@ -29,13 +29,13 @@ def last_called(turns: list[Any]) -> str | None:
     for turn in reversed(turns):
         if not isinstance(turn, dict):
             continue
-        name = _called(turn)
+        name = called(turn)
         if name is not None:
             return name
     return None
 
 
-def _called(turn: dict[str, Any]) -> str | None:
+def called(turn: dict[str, Any]) -> str | None:
     """The last call one turn holds: chat's `tool_calls`, a Responses `function_call`
     item, Anthropic's `tool_use` blocks, or calls written out as text."""
     if turn.get("type") == "function_call":
