@@ -27,7 +27,9 @@ asked for in a form shown (gpt-researcher's sub-queries), as many strings as sho
 (`dsp_fields`). A question for Yes or No gets one word (`yes_no`: NeMo Guardrails'
 self-check rails), NeMo's prompt for the user's intent one of the intents it shows
 (`colang_intents`). Claude Code's security monitor gets its verdict allowing the action
-(`security_monitor`). Same prompt and seed, same answer.
+(`security_monitor`). A compaction request (text only, in an `<analysis>` and a `<summary>`
+block: Claude Code's) gets those blocks (`text_only.summary_blocks`). Same prompt and seed,
+same answer.
 """
 
 from __future__ import annotations
@@ -50,7 +52,7 @@ from router.simulator.instances import JSON_OBJECT, structured
 from router.simulator.prompt import Prompt, Reply, ToolCall, ToolSpec, ends
 from router.simulator.prompted import asked_json, framed
 from router.simulator.security_monitor import monitor_verdict
-from router.simulator.text_only import forbids_tools
+from router.simulator.text_only import forbids_tools, summary_blocks
 from router.simulator.tool_calls import chooser, chosen_call, named_agent, tool_call
 from router.simulator.yes_no import yes_or_no
 
@@ -106,6 +108,8 @@ def compose(prompt: Prompt, rng: random.Random, index: int = 0) -> Reply:
         schema = prompt.output_schema
         # the ask, not the message: Claude Code's title request wraps it in `<session>` tags
         return Reply(text=structured(schema, prompt.ask, chooser(prompt), named_agent(prompt)))
+    if blocks := summary_blocks(prompt):  # a compaction's summary, in the blocks it asks
+        return Reply(text="\n\n".join(f"<{b}>\n{prose(rng, 2)}\n</{b}>" for b in blocks))
     if prompt.after_tool_result or (listed and hermes_tools.responded(prompt.user)):
         return Reply(text=f"Based on the tool result, here is the answer. {prose(rng, 1)}")
     text = _answer_text(prompt, rng, index)
