@@ -13,6 +13,7 @@
     │   ├── EmptyString              400  empty_string: a name that may not be empty
     │   ├── EmptyArray               400  empty_array: an array that may not be empty
     │   ├── IntegerBelowMinimum      400  integer_below_min_value: an output limit below it
+    │   ├── IntegerAboveMaximum      400  integer_above_max_value: `n` over OpenAI's 128
     │   ├── MissingParameter         400  missing_required_parameter
     │   ├── TooManyProperties        400  object_above_max_properties
     │   ├── StringTooLong            400  string_above_max_length
@@ -145,6 +146,14 @@ class IntegerBelowMinimum(BadRequest):
     >= 1, but got 0 instead.", it-at-m/mucgpt#608)."""
 
     code = "integer_below_min_value"
+
+
+class IntegerAboveMaximum(BadRequest):
+    """An integer over the most a field takes (`n: 129`): OpenAI's code for it, as its 400s
+    quote it ("Invalid 'n': integer above maximum value. Expected a value <= 8, but got 64
+    instead."; "Invalid 'limit': integer above maximum value. ...")."""
+
+    code = "integer_above_max_value"
 
 
 class MissingParameter(BadRequest):

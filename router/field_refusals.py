@@ -7,7 +7,8 @@ reads its refusal as it reads OpenAI's: the same `code` and `param`, and the sam
 (`invalid_type`), "Missing required parameter: 'messages[0].role'."
 (`missing_required_parameter`), "Invalid 'messages': empty array. ..." (`empty_array`),
 "Invalid 'model': empty string. ..." (`empty_string`), "Invalid 'max_tokens': integer below
-minimum value. ..." (`integer_below_min_value`). The router's own words came with a null
+minimum value. ..." (`integer_below_min_value`), "Invalid 'n': integer above maximum value.
+..." (`integer_above_max_value`). The router's own words came with a null
 code (found in review). A Messages client gets each in Anthropic's envelope and in the words
 of Anthropic's API (`with_anthropic_words`): the field as it names one, then what is wrong
 ("max_tokens: Field required", "messages.0.content: Input should be ..."); it was told
@@ -24,6 +25,7 @@ from typing import Any, TypeVar
 from router.errors import (
     EmptyArray,
     EmptyString,
+    IntegerAboveMaximum,
     IntegerBelowMinimum,
     InvalidType,
     MissingParameter,
@@ -96,6 +98,19 @@ def below_minimum(value: int, param: str, least: int) -> IntegerBelowMinimum:
     return with_anthropic_words(
         IntegerBelowMinimum(message, param=param),
         f"Input should be greater than or equal to {least}, not {value}",
+    )
+
+
+def above_maximum(value: int, param: str, most: int) -> IntegerAboveMaximum:
+    """An integer over `most` ("Invalid 'n': integer above maximum value. Expected a value <=
+    128, but got 129 instead.", in the words OpenAI's 400s give every such bound)."""
+    message = (
+        f"Invalid '{param}': integer above maximum value. Expected a value <= {most}, but got"
+        f" {value} instead."
+    )
+    return with_anthropic_words(
+        IntegerAboveMaximum(message, param=param),
+        f"Input should be less than or equal to {most}, not {value}",
     )
 
 

@@ -16,6 +16,7 @@ from router import vllm_fields
 from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.field_refusals import (
+    above_maximum,
     below_minimum,
     empty_array,
     empty_string,
@@ -106,6 +107,8 @@ def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
     _validate_tools(api, body)
     _validate_stream(api, body)
     _validate_limits(api, body)
+    if api in ("chat", "completions"):
+        _validate_choices(body.get("n"))
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
@@ -171,6 +174,29 @@ def _validate_limit(value: Any, field: str, least: int) -> None:
         raise wrong_type(value, field, "an integer")
     if value < least:
         raise below_minimum(value, field, least)
+
+
+# The most choices a chat or completions request may ask (`n`), OpenAI's (its API spec:
+# `minimum: 1, maximum: 128`). vLLM's own is 16,384 (`VLLM_MAX_N_SEQUENCES`), but the
+# router is the gate in front of every backend: one `n` of 2**64 - 1, passed on, took the
+# demo router down (its simulator builds each choice on the router's own event loop) and
+# would ask a real backend for that many sequences. Responses and Messages have no `n`, and
+# their translation to chat sets none.
+MAX_CHOICES = 128
+
+
+def _validate_choices(n: Any) -> None:
+    """`n`, the choices asked: an integer (a bool is none) from 1 to `MAX_CHOICES`, each
+    refusal OpenAI's (`invalid_type`, `integer_below_min_value`, `integer_above_max_value`).
+    Null is the default, one."""
+    if n is None:
+        return
+    if not isinstance(n, int) or isinstance(n, bool):
+        raise wrong_type(n, "n", "an integer")
+    if n < 1:
+        raise below_minimum(n, "n", 1)
+    if n > MAX_CHOICES:
+        raise above_maximum(n, "n", MAX_CHOICES)
 
 
 def _validate_model(body: dict[str, Any]) -> None:

@@ -218,7 +218,8 @@ def max_tokens_of(api: Api, body: dict[str, Any]) -> int | None:
 def several_choices(api: str, body: dict[str, Any]) -> bool:
     """Whether a chat request may ask for more than one choice: an `n` above 1 as a lax
     upstream reads it (`2.0` and `"2"` are 2, `"1"` and `1.0` one, found in review), or one
-    it cannot read as a number; 0 or less is the backend's to refuse (the Messages and
+    it cannot read as a number. Since `n` that is no integer from 1 to 128 is refused before
+    the plan (`router.request`), only an integer reaches it from a client (the Messages and
     Responses translators drop `n`; `/v1/completions` has its own check)."""
     if api != "chat" or body.get("n") is None:
         return False

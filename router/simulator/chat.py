@@ -32,6 +32,7 @@ from router.simulator.wire import (
     bad_request,
     check_stops,
     check_temperature,
+    choice_count,
     greedy_n,
     int_field,
     interleave,
@@ -151,7 +152,7 @@ class ChatApi:
         )
         check_temperature(body.get("temperature"), profile)
         check_stops(body, "stop", profile)
-        n = int_field(body, "n", 1, profile) or 1
+        n = choice_count(body, profile)
         greedy_n(profile, body, n)
         stop = stop_strings(body, profile)
         options = body.get("stream_options")

@@ -42,6 +42,7 @@ from router.simulator.wire import (
     Frame,
     Meta,
     check_stops,
+    choice_count,
     greedy_n,
     int_field,
     interleave,
@@ -89,7 +90,7 @@ class CompletionsApi:
         options = body.get("stream_options")
         max_tokens, alone = _max_tokens(body, profile)
         check_stops(body, "stop", profile)
-        n = int_field(body, "n", 1, profile) or 1
+        n = choice_count(body, profile)
         greedy_n(profile, body, n)
         stop = stop_strings(body, profile)
         # vLLM's completions honour a `response_format`; OpenAI's have no such field

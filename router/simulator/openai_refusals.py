@@ -6,17 +6,17 @@ The cloud profile stands for OpenAI: a `truncation`, `metadata`, `reasoning`, `t
 {"message", "type": "invalid_request_error", "param", "code"}}`) and words; so a `store`,
 `background`, `stream`, `stream_options`, `instructions` or `max_output_tokens` of the
 wrong JSON kind (or below 16), and on chat (`refuse_chat`) a `messages`, `stream`, `store`,
-`max_tokens`, `max_completion_tokens`, `temperature`, `stream_options`, `tools`, `logprobs`
-or `top_logprobs` of one, `messages`, `tools` or a message's content array empty,
+`max_tokens`, `max_completion_tokens`, `temperature`, `stream_options`, `tools`, `logprobs`,
+`top_logprobs` or `n` of one, `messages`, `tools` or a message's content array empty,
 `messages` missing or a message without its `role`, an output limit below 1, `top_logprobs`
-below 0; then a tool result without its `tool_call_id` (`ROLE_FIELDS`), and on both APIs a
-function's schema whose `type` is not JSON Schema's (`router.simulator.openai_schemas`), and
-on Responses a `function_call_output` without its `call_id`. llama-stack 0.2.12 sends the
-first two, which the cloud profile answered. The tables below are the simulator's own,
-written from OpenAI's API and not from the router's check of the same fields
-(`router.echoed_fields`, `router.request`): the cloud profile called that check, so a test
-comparing the router's refusal with the simulator's compared a check with itself, and a
-router check that drifted from OpenAI's went unseen. Now it is seen
+below 0, `n` outside 1 to 128; then a tool result without its `tool_call_id`
+(`ROLE_FIELDS`), and on both APIs a function's schema whose `type` is not JSON Schema's
+(`router.simulator.openai_schemas`), and on Responses a `function_call_output` without its
+`call_id`. llama-stack 0.2.12 sends the first two, which the cloud profile answered. The
+tables below are the simulator's own, written from OpenAI's API and not from the router's
+check of the same fields (`router.echoed_fields`, `router.request`): the cloud profile
+called that check, so a test comparing the router's refusal with the simulator's compared a
+check with itself, and a router check that drifted from OpenAI's went unseen. Now it is seen
 (`tests/agent_apis/test_agent_refusal_parity.py`). Nothing here comes from the router.
 
 Sources. The closed sets and the fields each tool takes are the `openai` SDK's types (3.57:
@@ -169,6 +169,7 @@ CHAT = Fields(
         "tools": ListOf(OBJECT, "an array of objects", filled=True),
         "logprobs": BOOLEAN,
         "top_logprobs": Kind("an integer", (int,), least=0),  # its most: `chat_logprobs`
+        "n": Kind("an integer", (int,), least=1, most=128),  # OpenAI's API spec
     },
     ("messages",),
 )

@@ -31,12 +31,13 @@ and a message's `content: []` ("Invalid 'messages[4].content': empty array. ..."
 langchain-ai/langchainjs#11416, n8n-io/n8n#38526: an assistant's turn of tool calls alone);
 "Invalid 'max_tokens': integer below minimum value. Expected a value >= 1, but got 0
 instead." (`integer_below_min_value`, it-at-m/mucgpt#608), and of `max_output_tokens`
-">= 16, but got 10" (vectorize-io/hindsight#58). A JSON null is a field not asked, as
-OpenAI takes it of an optional field; a metadata value is a string. A chat message without
-a field its role requires OpenAI refuses in the words of an older check, with a null code
-and the index after a dot: "Missing parameter 'tool_call_id': messages with role 'tool'
-must have a 'tool_call_id'." (`messages.[3].tool_call_id`, langchain-ai/langchain#22600,
-MadcowD/ell#325).
+">= 16, but got 10" (vectorize-io/hindsight#58); "Invalid 'n': integer above maximum value.
+Expected a value <= 128, ..." (`integer_above_max_value`, its API spec's bound). A JSON null
+is a field not asked, as OpenAI takes it of an optional field; a metadata value is a string.
+A chat message without a field its role requires OpenAI refuses in the words of an older
+check, with a null code and the index after a dot: "Missing parameter 'tool_call_id':
+messages with role 'tool' must have a 'tool_call_id'." (`messages.[3].tool_call_id`,
+langchain-ai/langchain#22600, MadcowD/ell#325).
 """
 
 from __future__ import annotations
@@ -53,12 +54,13 @@ from router.simulator.errors import ApiError
 @dataclass(frozen=True)
 class Kind:
     """A value of one JSON kind (`said`: OpenAI's words for it); `filled`: a string that
-    may not be empty; `least`: the least an integer may be."""
+    may not be empty; `least` and `most`: the least and the most an integer may be."""
 
     said: str
     kinds: tuple[type, ...]
     filled: bool = False
     least: int | None = None
+    most: int | None = None
 
 
 @dataclass(frozen=True)
@@ -237,7 +239,7 @@ def _empty_array(param: str) -> ApiError:
 
 def _kind(value: Any, node: Kind, param: str) -> None:
     """A value of `node`'s kind; a string not empty if `filled`, an integer at least its
-    `least`."""
+    `least` and at most its `most`."""
     if not _is(value, node):
         raise _wrong_kind(value, param, node.said)
     if node.filled and value == "":
@@ -252,6 +254,18 @@ def _kind(value: Any, node: Kind, param: str) -> None:
             f" {node.least}, but got {value} instead."
         )
         raise refusal(message, param, "integer_below_min_value")
+    if node.most is not None and value > node.most:
+        raise above_most(value, param, node.most)
+
+
+def above_most(value: int, param: str, most: int) -> ApiError:
+    """OpenAI's refusal of an integer over the most it takes ("Invalid 'n': integer above
+    maximum value. Expected a value <= 128, but got 129 instead.")."""
+    message = (
+        f"Invalid '{param}': integer above maximum value. Expected a value <= {most}, but got"
+        f" {value} instead."
+    )
+    return refusal(message, param, "integer_above_max_value")
 
 
 def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:

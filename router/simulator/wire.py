@@ -18,6 +18,7 @@ from router.simulator.errors import (
     validation_item,
 )
 from router.simulator.generation import Ask, Generation
+from router.simulator.openai_shape import above_most
 from router.simulator.prompt import ToolSpec
 
 CallNumbering = Literal["openai", "index_0", "none"]
@@ -195,6 +196,30 @@ def int_field(
             message = f"{name} must be at least {minimum}, got {value}."
         raise parameter_error(flavor, message, name, value)
     return value
+
+
+MAX_CHOICES: dict[Flavor, int] = {"vllm": 16384, "cloud": 128, "anthropic": 128}
+"""The most choices (`n`) each server generates for one request: vLLM's
+`VLLM_MAX_N_SEQUENCES` (its default), OpenAI's 128 (its API spec). The simulator builds
+every choice at once, on the event loop it shares with the demo router: an `n` of 2**64 - 1
+it read unbounded took that router down (found in review)."""
+
+
+def choice_count(body: dict[str, Any], flavor: Flavor) -> int:
+    """`n` (1 when absent), checked as `int_field` checks it, then bounded as the server
+    bounds it: vLLM's sampling check, with no `parameter` (`_verify_num_sequences`), or
+    OpenAI's `integer_above_max_value` (on chat its table says it first,
+    `openai_refusals.CHAT`)."""
+    n = int_field(body, "n", 1, flavor) or 1
+    most = MAX_CHOICES[flavor]
+    if n <= most:
+        return n
+    if flavor == "vllm":
+        raise bad_request(
+            f"n must be at most {most}, got {n}. To increase this limit, set the"
+            " VLLM_MAX_N_SEQUENCES environment variable."
+        )
+    raise above_most(n, "n", most)
 
 
 def greedy_n(flavor: Flavor, body: dict[str, Any], n: int) -> None:

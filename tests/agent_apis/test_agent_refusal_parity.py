@@ -61,6 +61,7 @@ CHAT_KINDS: list[dict[str, Any]] = [
     *({"max_tokens": "10"}, {"max_completion_tokens": 1.5}, {"max_tokens": True}),
     *({"tools": {"f": CHAT_TOOL}}, {"tools": [CHAT_TOOL, "lookup"]}),
     {"temperature": "hot"},  # not the router's check: OpenAI's answer, passed on
+    *({"n": "2"}, {"n": 2.5}),
 ]
 # A chat body OpenAI refuses for the shape of `messages` or an output limit below 1: each
 # the router's own refusal, answered in OpenAI's words. Each came with a null code and the
@@ -77,10 +78,13 @@ CHAT_SHAPES: list[tuple[dict[str, Any], str]] = [
         ({"max_tokens": -3}, "integer_below_min_value"),
     ),
     ({"max_completion_tokens": 0}, "integer_below_min_value"),
+    # the choices asked, 1 to 128 (OpenAI's API spec): the router passed any `n` on
+    *(({"n": 129}, "integer_above_max_value"), ({"n": 0}, "integer_below_min_value")),
 ]
 CHAT_TAKEN: list[dict[str, Any]] = [
     *({"stream": False}, {"store": False}, {"max_tokens": 10}, {"max_completion_tokens": 10}),
     *({"temperature": 0.5}, {"tools": [CHAT_TOOL]}, {"stream": None}),
+    *({"n": 1}, {"n": 2}, {"n": None}),
 ]
 
 

@@ -61,6 +61,14 @@ def _below(param: str, least: int, got: int) -> tuple[str, str, str]:
     return "integer_below_min_value", param, message
 
 
+def _above(param: str, most: int, got: int) -> tuple[str, str, str]:
+    message = (
+        f"Invalid '{param}': integer above maximum value. Expected a value <= {most}, but got"
+        f" {got} instead."
+    )
+    return "integer_above_max_value", param, message
+
+
 def _empty(param: str, kind: str) -> tuple[str, str, str]:
     message = (
         f"Invalid '{param}': empty {kind}. Expected a{'n' if kind == 'array' else ''} {kind}"
@@ -94,6 +102,13 @@ CHAT: list[tuple[dict[str, Any], tuple[str, str, str]]] = [
     ({"model": 5}, _type("model", "a string", "an integer")),
     ({"model": ""}, _empty("model", "string")),
     ({"model": None}, _missing("model")),  # mattermost/mattermost-plugin-agents#476
+    # `n` as OpenAI bounds it (1 to 128): passed on unchecked, one `n` of 2**64 - 1 took the
+    # demo router down (found in review); 129 was served
+    ({"n": 129}, _above("n", 128, 129)),
+    ({"n": 0}, _below("n", 1, 0)),
+    ({"n": "2"}, _type("n", "an integer", "a string")),
+    ({"n": 2.0}, _type("n", "an integer", "a decimal number")),
+    ({"n": True}, _type("n", "an integer", "a boolean")),
 ]
 
 
@@ -143,6 +158,8 @@ PROMPT = "one of a string, array of strings, array of integers, or array of arra
         ({"max_tokens": 0, "echo": "maybe"}, _below("max_tokens", 1, 0)),
         ({"prompt": {"text": "hi"}}, _type("prompt", PROMPT, "an object")),
         ({"prompt": None}, _missing("prompt")),
+        ({"n": 129}, _above("n", 128, 129)),
+        ({"n": -1}, _below("n", 1, -1)),
     ],
     ids=lambda v: str(v)[:50],
 )

@@ -147,16 +147,25 @@ def test_two_whole_choices_only_such_a_backend_could_serve_are_the_clients_400(
     assert one.headers["x-smf-backend"] == "claude"  # one choice it serves
 
 
-@pytest.mark.parametrize("n", ["1", 1.0, 0])
-def test_an_n_read_as_one_or_none_asks_for_no_several_choices(
-    setup: tuple[Running, Running, RunningRouter], n: object
+@pytest.mark.parametrize(
+    ("n", "code"),
+    [("1", "invalid_type"), (1.0, "invalid_type"), (0, "integer_below_min_value")],
+)
+def test_an_n_that_is_no_count_of_choices_is_refused_as_openai_does(
+    setup: tuple[Running, Running, RunningRouter], n: object, code: str
 ) -> None:
-    """`"1"` and `1.0` are one choice to a lax upstream, and 0 is the backend's to refuse:
-    all three were "several", a 400 naming `n` where only claude serves (found in review)."""
+    """All three were "several", a 400 saying claude serves one choice where only claude
+    serves (found in review), then were served; an `n` that is no integer from 1 to 128 is
+    now refused before any backend, in OpenAI's words (`router.request`)."""
     _, _, proxy = setup
     ask = {"model": "claude", "messages": ASK, "max_tokens": 16, "n": n}
     reply = httpx.post(f"{proxy.url}/chat/completions", json=ask, timeout=30)
-    assert (reply.status_code, reply.headers.get("x-smf-backend")) == (200, "claude"), reply.text
+    assert reply.status_code == 400, reply.text
+    error = reply.json()["error"]
+    assert (error["param"], error["code"]) == ("n", code)
+    assert "several choices" not in error["message"]
+    one = httpx.post(f"{proxy.url}/chat/completions", json=ask | {"n": 1}, timeout=30)
+    assert (one.status_code, one.headers.get("x-smf-backend")) == (200, "claude"), one.text
 
 
 def test_whether_a_provider_takes_n_is_litellms_word() -> None:

@@ -96,6 +96,14 @@ CASES = [
         "unsupported_content_encoding",
         headers={"content-encoding": "gzip"},
     ),
+    Case(  # OpenAI's bound on the choices asked (`n`), refused before any backend
+        "too-many-choices",
+        CHAT,
+        {"model": "auto", "messages": ASK, "n": 129},
+        400,
+        "invalid_request",
+        "auto",
+    ),
     Case(
         "completions",
         "/v1/completions",
