@@ -16,7 +16,7 @@ from router.simulator import tokens
 from router.simulator.called_ids import called_ids, shown_id
 from router.simulator.chat_deltas import call_id, deltas
 from router.simulator.chat_logprobs import asked, listed, whole
-from router.simulator.checks import check_chat, continued, stop_strings
+from router.simulator.checks import check_chat, check_messages, continued, stop_strings
 from router.simulator.errors import Flavor
 from router.simulator.generation import Ask, Choice, Generation
 from router.simulator.latest_ask import latest_ask
@@ -145,6 +145,7 @@ class ChatApi:
         messages, model = body["messages"], body["model"]
         if not messages:
             raise bad_request("messages: Field required (a non-empty list).", "messages")
+        check_messages(messages, profile)
         continues = continued(body, profile)
         constraint = format_constraint(body, profile)
         max_tokens = int_field(body, "max_completion_tokens", 1, profile) or int_field(

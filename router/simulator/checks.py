@@ -15,7 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from router.simulator.chat_logprobs import check_vllm
-from router.simulator.errors import Flavor
+from router.simulator.errors import ApiError, Flavor, validation_error
+from router.simulator.openai_shape import wrong_kind
 from router.simulator.structured import check_count
 from router.simulator.tokens import content_text
 from router.simulator.wire import bad_request, model_check
@@ -44,6 +45,56 @@ def check_chat(body: dict[str, Any], profile: Flavor) -> None:
     check_count(body, "chat")
     check_vllm(body)  # `top_logprobs`
     check_stream_options(body, profile)
+
+
+def check_messages(messages: list[Any], profile: Flavor) -> None:
+    """The shape of each chat message the simulator reads: an object, its `content` a string,
+    an array of objects (parts) or null, its `tool_calls` an array of objects. One malformed
+    field crashed the simulator (`tool_calls: 5`, a 500 the router counts against the
+    backend: three such requests opened both circuits of the demo router, found in review),
+    where every server refuses it with a 400. vLLM's request model refuses it in pydantic's
+    words (`vllm`: its validation handler's body, naming `body.messages.N.<field>`; vLLM
+    lists an error for each branch of its message union, the simulator the field at fault);
+    the others in OpenAI's (`invalid_type`, `messages[N].<field>`: the cloud profile's table
+    says it first of `tool_calls`, `openai_refusals.MESSAGE`)."""
+    for index, message in enumerate(messages):
+        if not isinstance(message, dict):
+            raise _malformed(profile, messages, (index,), "dict", "an object")
+        content = message.get("content")
+        if content is not None and not isinstance(content, str | list):
+            raise _malformed(profile, messages, (index, "content"), "list", _TEXT_OR_PARTS)
+        for place, part in enumerate(content if isinstance(content, list) else []):
+            if not isinstance(part, dict):
+                raise _malformed(profile, messages, (index, "content", place), "dict", "an object")
+        calls = message.get("tool_calls")
+        if calls is not None and not isinstance(calls, list):
+            raise _malformed(profile, messages, (index, "tool_calls"), "list", _OBJECTS)
+        for place, call in enumerate(calls or []):
+            if not isinstance(call, dict):
+                raise _malformed(
+                    profile, messages, (index, "tool_calls", place), "dict", "an object"
+                )
+
+
+_TEXT_OR_PARTS, _OBJECTS = "one of a string or array of objects", "an array of objects"
+# pydantic's words for a value not of the kind it expects, by the kind
+_PYDANTIC = {"dict": "Input should be a valid dictionary", "list": "Input should be a valid list"}
+
+
+def _malformed(
+    profile: Flavor, messages: list[Any], where: tuple[int | str, ...], kind: str, said: str
+) -> ApiError:
+    """The refusal of the value at `where` in `messages`: vLLM's validation error naming
+    `messages.2.tool_calls`, or OpenAI's `invalid_type` naming `messages[2].tool_calls`."""
+    value: Any = messages
+    for step in where:
+        value = value[step]
+    if profile == "vllm":
+        field = ".".join(["messages", *map(str, where)])
+        message = f"{field}: {_PYDANTIC[kind]}"
+        return validation_error(message, field, f"{kind}_type", _PYDANTIC[kind], value)
+    param = "messages" + "".join(f"[{s}]" if isinstance(s, int) else f".{s}" for s in where)
+    return wrong_kind(value, param, said)
 
 
 def check_stream_options(body: dict[str, Any], profile: Flavor) -> None:

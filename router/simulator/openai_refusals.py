@@ -153,8 +153,11 @@ REQUEST = Fields(
     }
 )
 # A chat message: its role required (its values are the backend's to check here), its
-# content a string or an array of parts, not empty
-MESSAGE = Fields({"role": ANYTHING, "content": Parts()}, ("role",))
+# content a string or an array of parts, not empty, its tool calls an array of objects
+MESSAGE = Fields(
+    {"role": ANYTHING, "content": Parts(), "tool_calls": ListOf(OBJECT, "an array of objects")},
+    ("role",),
+)
 # The chat fields checked: the kind of each the `openai` SDK's `CompletionCreateParams`
 # types; `messages` and `tools` not empty
 CHAT = Fields(

@@ -163,7 +163,7 @@ _SAID: tuple[tuple[type, str], ...] = (
 )
 
 
-def _wrong_kind(value: Any, param: str, expected: str) -> ApiError:
+def wrong_kind(value: Any, param: str, expected: str) -> ApiError:
     message = f"Invalid type for '{param}': expected {expected}, but got {_got(value)} instead."
     return refusal(message, param, "invalid_type")
 
@@ -207,14 +207,14 @@ def check(value: Any, node: Node, param: str) -> None:
             _typed(value, node.objects, param)
         else:
             expected = f"one of an object or {_listed(node.strings.values, 'or')}"
-            raise _wrong_kind(value, param, expected)
+            raise wrong_kind(value, param, expected)
     else:
         _metadata(value, node, param)
 
 
 def _list_of(value: Any, node: ListOf, param: str) -> None:
     if not isinstance(value, list):
-        raise _wrong_kind(value, param, node.said)
+        raise wrong_kind(value, param, node.said)
     if node.filled and not value:
         raise _empty_array(param)
     for index, item in enumerate(value):
@@ -224,7 +224,7 @@ def _list_of(value: Any, node: ListOf, param: str) -> None:
 def _parts(value: Any, node: Parts, param: str) -> None:
     """A string, or an array not empty (its parts not checked here)."""
     if not isinstance(value, str | list):
-        raise _wrong_kind(value, param, node.said)
+        raise wrong_kind(value, param, node.said)
     if value == []:
         raise _empty_array(param)
 
@@ -241,7 +241,7 @@ def _kind(value: Any, node: Kind, param: str) -> None:
     """A value of `node`'s kind; a string not empty if `filled`, an integer at least its
     `least` and at most its `most`."""
     if not _is(value, node):
-        raise _wrong_kind(value, param, node.said)
+        raise wrong_kind(value, param, node.said)
     if node.filled and value == "":
         message = (
             f"Invalid '{param}': empty string. Expected a string with minimum length 1,"
@@ -270,7 +270,7 @@ def above_most(value: int, param: str, most: int) -> ApiError:
 
 def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:
     if not isinstance(value, str):
-        raise _wrong_kind(value, param, f"one of {_listed(values, 'or')}")
+        raise wrong_kind(value, param, f"one of {_listed(values, 'or')}")
     if value not in values:
         message = f"Invalid value: '{value}'. Supported values are: {_listed(values, 'and')}."
         raise refusal(message, param, "invalid_value")
@@ -278,7 +278,7 @@ def _one_of(value: Any, values: tuple[str, ...], param: str) -> None:
 
 def _fields(value: Any, node: Fields, param: str) -> None:
     if not isinstance(value, dict):
-        raise _wrong_kind(value, param, "an object")
+        raise wrong_kind(value, param, "an object")
     for name, inner in node.fields.items():
         where = f"{param}.{name}" if param else name
         if value.get(name) is not None:
@@ -290,7 +290,7 @@ def _fields(value: Any, node: Fields, param: str) -> None:
 def _typed(value: Any, node: Typed, param: str) -> None:
     """The object's `type` first: required, a string, one OpenAI knows; then its fields."""
     if not isinstance(value, dict):
-        raise _wrong_kind(value, param, "an object")
+        raise wrong_kind(value, param, "an object")
     kind = value.get("type")
     if kind is None:
         raise _missing(f"{param}.type")
@@ -324,7 +324,7 @@ def refuse_role_fields(messages: list[Any], required: Mapping[str, tuple[str, ..
 
 def _metadata(value: Any, node: Metadata, param: str) -> None:
     if not isinstance(value, dict):
-        raise _wrong_kind(value, param, "a metadata object")
+        raise wrong_kind(value, param, "a metadata object")
     if len(value) > node.keys:
         message = (
             f"Invalid '{param}': too many properties. Expected an object with at most"
@@ -336,7 +336,7 @@ def _metadata(value: Any, node: Metadata, param: str) -> None:
         name_long = f"Invalid property name in '{param}': '{key}' is too long."
         _at_most(key, node.key_chars, name_long, where, "property_name_above_max_length")
         if not isinstance(entry, str):
-            raise _wrong_kind(entry, where, "a string")
+            raise wrong_kind(entry, where, "a string")
         value_long = f"Invalid '{where}': string too long."
         _at_most(entry, node.value_chars, value_long, where, "string_above_max_length")
 

@@ -73,6 +73,9 @@ CHAT_SHAPES: list[tuple[dict[str, Any], str]] = [
     ({"messages": [42]}, "invalid_type"),
     ({"messages": [{"content": "x"}]}, "missing_required_parameter"),
     ({"messages": [{"role": "user", "content": {"text": "x"}}]}, "invalid_type"),
+    # a turn's tool calls not an array (of objects): it crashed the simulator, a 500
+    ({"messages": [{"role": "assistant", "tool_calls": 5}, {"role": "user"}]}, "invalid_type"),
+    ({"messages": [{"role": "assistant", "tool_calls": ["f()"]}]}, "invalid_type"),
     *(
         ({"max_tokens": 0}, "integer_below_min_value"),
         ({"max_tokens": -3}, "integer_below_min_value"),

@@ -99,6 +99,14 @@ CHAT: list[tuple[dict[str, Any], tuple[str, str, str]]] = [
         {"messages": [*HI, {"role": "user", "content": {}}]},
         _type("messages[1].content", CONTENT, "an object"),
     ),
+    (
+        {"messages": [*HI, {"role": "assistant", "tool_calls": 5}, *HI]},
+        _type("messages[1].tool_calls", "an array of objects", "an integer"),
+    ),
+    (
+        {"messages": [*HI, {"role": "assistant", "tool_calls": [7]}, *HI]},
+        _type("messages[1].tool_calls[0]", "an object", "an integer"),
+    ),
     ({"model": 5}, _type("model", "a string", "an integer")),
     ({"model": ""}, _empty("model", "string")),
     ({"model": None}, _missing("model")),  # mattermost/mattermost-plugin-agents#476

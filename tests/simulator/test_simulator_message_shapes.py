@@ -1,0 +1,103 @@
+"""A chat message of the wrong shape is a 400 from the simulator, never a crash: `tool_calls:
+5` raised a TypeError where it counted the prompt's tokens, a 500 "simulator bug" that the
+router counts against the backend (three opened both circuits of the demo router, found in
+review). Every server refuses such a body: the `vllm` profile in the body of vLLM's
+validation handler (`type: "Bad Request"`, `param: "body.<field>"`, pydantic's words), the
+others in OpenAI's (`invalid_type`). Over HTTP, against a started simulator."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+import pytest
+
+from router.simulator import SimThread
+
+HTTP = httpx.Client(trust_env=False, timeout=30)
+HI = {"role": "user", "content": "What's the weather in Paris?"}
+CALL = {"id": "c1", "type": "function", "function": {"name": "f", "arguments": "{}"}}
+
+
+def turn(**assistant: Any) -> dict[str, Any]:
+    """A chat body whose second message is the assistant's, with `assistant`'s fields."""
+    said = {"role": "assistant", "content": None, **assistant}
+    return {"model": "tiny", "max_tokens": 5, "messages": [HI, said, HI]}
+
+
+def user(content: Any) -> dict[str, Any]:
+    return {"model": "tiny", "max_tokens": 5, "messages": [{"role": "user", "content": content}]}
+
+
+def vllm_refusal(field: str, kind: str, given: str) -> dict[str, Any]:
+    said = {"dict": "Input should be a valid dictionary", "list": "Input should be a valid list"}
+    item = {"type": f"{kind}_type", "loc": f"body.{field}", "msg": said[kind], "input": given}
+    message = f"1 validation error:\n  {item!r}"
+    return {
+        "error": {"message": message, "type": "Bad Request", "param": f"body.{field}", "code": 400}
+    }
+
+
+def openai_refusal(param: str, expected: str, got: str) -> dict[str, Any]:
+    message = f"Invalid type for '{param}': expected {expected}, but got {got} instead."
+    error = {"message": message, "type": "invalid_request_error", "param": param}
+    return {"error": error | {"code": "invalid_type"}}
+
+
+# (body, vLLM's answer, OpenAI's)
+CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
+    (
+        "tool_calls 5",
+        turn(tool_calls=5),
+        vllm_refusal("messages.1.tool_calls", "list", "5"),
+        openai_refusal("messages[1].tool_calls", "an array of objects", "an integer"),
+    ),
+    (
+        "tool_calls an object",
+        turn(tool_calls=CALL),
+        vllm_refusal("messages.1.tool_calls", "list", "<dict of 3 items>"),
+        openai_refusal("messages[1].tool_calls", "an array of objects", "an object"),
+    ),
+    (
+        "a tool call a string",
+        turn(tool_calls=[CALL, "f()"]),
+        vllm_refusal("messages.1.tool_calls.1", "dict", "f()"),
+        openai_refusal("messages[1].tool_calls[1]", "an object", "a string"),
+    ),
+    (
+        "a content part a string",
+        user([{"type": "text", "text": "hi"}, "hi"]),
+        vllm_refusal("messages.0.content.1", "dict", "hi"),
+        openai_refusal("messages[0].content[1]", "an object", "a string"),
+    ),
+]
+
+
+@pytest.mark.parametrize("stream", [False, True])
+@pytest.mark.parametrize(
+    ("body", "refused"), [(c[1], c[2]) for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_vllm_refuses_a_malformed_message_in_its_validation_body(
+    vllm: SimThread, body: dict[str, Any], refused: dict[str, Any], stream: bool
+) -> None:
+    reply = HTTP.post(vllm.url + "/v1/chat/completions", json=body | {"stream": stream})
+    assert (reply.status_code, reply.json()) == (400, refused)
+
+
+@pytest.mark.parametrize(
+    ("body", "refused"), [(c[1], c[3]) for c in CASES], ids=[c[0] for c in CASES]
+)
+def test_openai_refuses_it_in_its_words(
+    start_sim: Callable[..., SimThread], body: dict[str, Any], refused: dict[str, Any]
+) -> None:
+    cloud = start_sim(profile="cloud")
+    reply = HTTP.post(cloud.url + "/v1/chat/completions", json=body)
+    assert (reply.status_code, reply.json()) == (400, refused)
+
+
+@pytest.mark.parametrize(
+    "body", [turn(tool_calls=[CALL]), turn(tool_calls=None), turn(tool_calls=[])]
+)
+def test_a_well_formed_turn_is_served(vllm: SimThread, body: dict[str, Any]) -> None:
+    assert HTTP.post(vllm.url + "/v1/chat/completions", json=body).status_code == 200
