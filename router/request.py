@@ -13,6 +13,7 @@ from typing import Any
 import orjson
 
 from router import vllm_fields
+from router.content_checks import check_messages_content, check_responses_input
 from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.field_refusals import (
@@ -258,6 +259,7 @@ def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
                     block.get("type") == "image" and type(block.get("source")) is not dict
                 ):
                     _bad_block(content, f"messages[{index}].content")
+    check_messages_content(body)  # roles, block types, text, stop_sequences
     system = body.get("system")
     if system is not None and not isinstance(system, str | list):
         raise wrong_type(system, "system", _TEXT_OR_BLOCKS)
@@ -343,6 +345,7 @@ def _validate_input(items: Any) -> str | list[Any]:
         raise empty_string("input")
     if isinstance(items, list):
         _validate_items(items, "input", roles=False)
+        check_responses_input(items)  # item and part types, roles, text
     return items
 
 

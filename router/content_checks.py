@@ -1,0 +1,246 @@
+"""The content of a Messages or Responses request, checked as its API checks it: each block's
+or part's `type`, the text of a text block or part, a message's role, Messages'
+`stop_sequences`. Called by `router.request` before any backend is tried.
+
+Translated for a chat backend (`router.translate.anthropic_request`, `responses_request`),
+what the translation did not recognise was dropped without a word: a second block typed
+`txt` was answered 200, its text never sent to the model; a text block whose `text` was a
+list was dropped, and when it was the only one the client got the backend's 400 naming
+chat's `messages`, a field it never sent; a role `robot` became `user`; `count_tokens`
+counted what serving dropped (found in review). Anthropic and OpenAI refuse each with a 400
+naming the path (`messages[0].content[1].type`); so does the router now, in the client's
+API's words (`router.field_refusals`).
+
+A type is refused only when it is neither one the translation reads nor one the API
+documents: real clients send documented types the translation drops on purpose (thinking
+and redacted thinking, server tool results, Codex's `reasoning`, `local_shell_call`,
+`web_search_call` and `compaction` items, `item_reference`), and each keeps today's
+treatment (docs/agents/backends.md, docs/compatibility.md). The sets are the `anthropic`
+SDK's (2.16: `ContentBlockParam`, `BetaContentBlockParam`, `ToolResultBlockParam.content`,
+`MessageParam`) and the `openai` SDK's (3.57: `ResponseInputItemParam`,
+`BetaResponseInputItemParam`, `ResponseInputContentParam`, the output message's content), and
+what Codex sends beside them (`ghost_snapshot`, the older `compaction_summary`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from router.errors import InvalidValue
+from router.field_refusals import missing, with_anthropic_words, wrong_type
+from router.translate.responses_request import is_reference
+
+# Messages: the roles of `MessageParam` (a `system` turn is Claude Code's, newer versions)
+MESSAGES_ROLES = ("user", "assistant", "system")
+# Messages' content blocks: those the translation reads...
+MESSAGES_READ = ("text", "image", "document", "search_result", "tool_use", "tool_result")
+# ... and those it drops (`router.translate.anthropic_request`)
+MESSAGES_DROPPED = (
+    "thinking",
+    "redacted_thinking",
+    "server_tool_use",
+    "web_search_tool_result",
+    "web_fetch_tool_result",
+    "code_execution_tool_result",
+    "bash_code_execution_tool_result",
+    "text_editor_code_execution_tool_result",
+    "tool_search_tool_result",
+    "container_upload",
+    "advisor_tool_result",
+    "mcp_tool_use",
+    "mcp_tool_result",
+    "mcp_tool_listing",
+    "compaction",
+    "tool_addition",
+    "tool_removal",
+    "fallback",
+)
+MESSAGES_BLOCKS = frozenset((*MESSAGES_READ, *MESSAGES_DROPPED))
+# A `tool_result`'s content blocks (a tool search's `tool_reference` among them)
+TOOL_RESULT_BLOCKS = frozenset(
+    ("text", "image", "document", "search_result", "tool_reference", "browser_state")
+)
+SYSTEM_BLOCKS = frozenset(("text",))
+
+# Responses: a message item's roles (`EasyInputMessageParam`'s)
+RESPONSES_ROLES = ("user", "assistant", "system", "developer")
+# Responses' input items: those the translation reads (a reference: refused as server state)...
+RESPONSES_READ = (
+    "message",
+    "function_call",
+    "function_call_output",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "item_reference",
+)
+# ... those it drops, the `openai` SDK's (hosted tools' calls, reasoning, compaction)
+RESPONSES_DROPPED = (
+    "reasoning",
+    "compaction",
+    "file_search_call",
+    "computer_call",
+    "computer_call_output",
+    "web_search_call",
+    "tool_search_call",
+    "tool_search_output",
+    "additional_tools",
+    "configuration_update",
+    "image_generation_call",
+    "code_interpreter_call",
+    "local_shell_call",
+    "local_shell_call_output",
+    "shell_call",
+    "shell_call_output",
+    "apply_patch_call",
+    "apply_patch_call_output",
+    "mcp_list_tools",
+    "mcp_approval_request",
+    "mcp_approval_response",
+    "mcp_call",
+    "compaction_trigger",
+    "program",
+    "program_output",
+    "agent_message",
+    "multi_agent_call",
+    "multi_agent_call_output",
+)
+# ... and Codex's own (its `ResponseItem`), which it drops too
+CODEX_ITEMS = ("ghost_snapshot", "compaction_summary")
+RESPONSES_ITEMS = frozenset((*RESPONSES_READ, *RESPONSES_DROPPED, *CODEX_ITEMS))
+# A message's or a tool output's content parts: input and output ones, chat's `text` and
+# `input_audio` (which the translation reads), and the ones OpenAI's 400 lists beside them
+RESPONSES_PARTS = frozenset(
+    (
+        "input_text",
+        "input_image",
+        "input_file",
+        "input_audio",
+        "output_text",
+        "refusal",
+        "text",
+        "computer_screenshot",
+        "summary_text",
+        "reasoning_text",
+    )
+)
+# The parts whose words are their `text` (a refusal's are its `refusal`: `text_parts`)
+_TEXT_PARTS = frozenset(("input_text", "output_text", "text", "summary_text", "reasoning_text"))
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def check_messages_content(body: dict[str, Any]) -> None:
+    """A Messages body's roles, blocks (and a tool result's), system blocks and
+    `stop_sequences`; `messages` itself is already a list of objects with string roles."""
+    for index, message in enumerate(body["messages"]):
+        where = f"messages[{index}]"
+        _one_of(message["role"], MESSAGES_ROLES, f"{where}.role")
+        content = message.get("content")
+        if type(content) is not list:
+            continue
+        for at, block in enumerate(content):  # objects: `router.request` checked
+            place = f"{where}.content[{at}]"
+            _block(block, MESSAGES_BLOCKS, place)
+            inner = block.get("content") if block["type"] == "tool_result" else None
+            if type(inner) is list:
+                for deep, part in enumerate(inner):
+                    _object(part, f"{place}.content[{deep}]")
+                    _block(part, TOOL_RESULT_BLOCKS, f"{place}.content[{deep}]")
+    system = body.get("system")
+    if type(system) is list:
+        for at, block in enumerate(system):
+            _object(block, f"system[{at}]")
+            _block(block, SYSTEM_BLOCKS, f"system[{at}]")
+    _check_stop_sequences(body.get("stop_sequences"))
+
+
+def _check_stop_sequences(given: Any) -> None:
+    """A list of strings (or one string, as chat's `stop` takes it): it is copied to chat's
+    `stop`, and another value was a backend's 400 naming `stop`, which the client never
+    sent (found in review)."""
+    if given is None or isinstance(given, str):
+        return
+    if not isinstance(given, list):
+        raise wrong_type(given, "stop_sequences", "an array of strings")
+    for index, sequence in enumerate(given):
+        if not isinstance(sequence, str):
+            raise wrong_type(sequence, f"stop_sequences[{index}]", "a string")
+
+
+def check_responses_input(items: list[Any]) -> None:
+    """A Responses `input`'s item types, message roles and content parts, and a tool
+    output's parts; the items are already objects (`router.request`)."""
+    for index, item in enumerate(items):
+        where = f"input[{index}]"
+        kind = item.get("type")
+        if kind is None:  # a message, or a reference by `id` alone (`is_reference`)
+            kind = "item_reference" if is_reference(item) else "message"
+        else:
+            _kind(kind, RESPONSES_ITEMS, f"{where}.type")
+        if kind == "message":
+            role = item.get("role")
+            if role is not None:
+                _one_of(role, RESPONSES_ROLES, f"{where}.role")
+            _parts(item.get("content"), f"{where}.content")
+        elif kind in _OUTPUTS:
+            _parts(item.get("output"), f"{where}.output")
+
+
+def _parts(content: Any, where: str) -> None:
+    if type(content) is not list:
+        return
+    for index, part in enumerate(content):
+        _object(part, f"{where}[{index}]")
+        _block(part, RESPONSES_PARTS, f"{where}[{index}]")
+        if part["type"] == "refusal":
+            _string(part.get("refusal"), f"{where}[{index}].refusal")
+
+
+def _object(value: Any, where: str) -> None:
+    if type(value) is not dict:
+        raise wrong_type(value, where, "an object")
+
+
+def _block(block: dict[str, Any], known: frozenset[str], where: str) -> None:
+    """A block's or part's `type` is one of `known`, and a text one's `text` a string."""
+    kind = block.get("type")
+    _kind(kind, known, f"{where}.type")
+    if kind in _TEXT_PARTS:
+        _string(block.get("text"), f"{where}.text")
+
+
+def _kind(kind: Any, known: frozenset[str], where: str) -> None:
+    if type(kind) is str and kind in known:
+        return
+    if kind is None:
+        raise missing(where)
+    if not isinstance(kind, str):
+        raise wrong_type(kind, where, "a string")
+    raise _invalid(where, sorted(known))
+
+
+def _string(value: Any, where: str) -> None:
+    if type(value) is str:
+        return
+    raise missing(where) if value is None else wrong_type(value, where, "a string")
+
+
+def _one_of(value: Any, allowed: tuple[str, ...], where: str) -> None:
+    if value in allowed:
+        return
+    if not isinstance(value, str):
+        raise wrong_type(value, where, "a string")
+    raise _invalid(where, list(allowed))
+
+
+def _invalid(where: str, allowed: list[str]) -> InvalidValue:
+    """OpenAI's `invalid_value` ("Invalid value for 'input[0].content[0].type': supported
+    values are ..."), and pydantic's words for a Messages client, as Anthropic's 400 has
+    them ("Input tag ... does not match any of the expected tags"). The value itself is not
+    quoted: it is the client's text, and may be anything."""
+    named = ", ".join(repr(a) for a in allowed)
+    refusal = InvalidValue(
+        f"Invalid value for '{where}': supported values are {named}.", param=where
+    )
+    words = f"Input should be one of {named}" if where.endswith(".role") else None
+    said = words or f"Input tag does not match any of the expected tags: {named}"
+    return with_anthropic_words(refusal, said)

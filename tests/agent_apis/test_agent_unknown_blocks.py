@@ -1,0 +1,188 @@
+"""A Messages or Responses request with content the translation to chat cannot read is a
+400 naming the path, in the client's API's words, before any backend is tried: an unknown
+block, item or part `type`, a text that is no string, a role outside the API's, Messages'
+`stop_sequences` that is no list of strings. Each was dropped without a word (a second
+block typed `txt` answered 200, its text never sent to the model; a `robot` turn read as
+the user's), or, when nothing was left, refused by the backend in chat's words about
+`messages`, a field the client never sent; `count_tokens` counted what serving dropped
+(found in review). The types real clients send that the translation drops on purpose
+(thinking, server tool results, Codex's reasoning, shell and web search items...) are
+still served.
+
+Through the official `anthropic` and `openai` SDKs against a real router; `cloud` is a
+chat-only simulator, so every request is translated.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anthropic
+import openai
+import pytest
+
+from tests.agent_apis.agent_stack import anthropic_client, openai_client
+from tests.harness import Running, RunningRouter
+
+ASK = {"type": "text", "text": "What is 2+2?"}
+
+
+def sent_to(server: Running) -> int:
+    """How many requests `server` has been sent."""
+    count: int = server.stats()["requests"]
+    return count
+
+
+def messages_refusal(proxy: RunningRouter, body: dict[str, Any], count: bool = False) -> str:
+    """The message of the router's 400 for a Messages `body` (or its count)."""
+    client = anthropic_client(proxy)
+    with pytest.raises(anthropic.BadRequestError) as raised:
+        if count:
+            client.messages.count_tokens(model="cloud", **body)
+        else:
+            client.messages.create(model="cloud", max_tokens=20, **body)
+    error = raised.value.body["error"]  # type: ignore[index]
+    assert error["type"] == "invalid_request_error"
+    message: str = error["message"]
+    assert "[" not in message and "Invalid value" not in message  # Anthropic's words
+    return message
+
+
+def user(*blocks: Any) -> list[Any]:
+    return [{"role": "user", "content": list(blocks)}]
+
+
+@pytest.mark.parametrize(
+    ("messages", "named"),
+    [
+        (user(ASK, {"type": "txt", "text": "Also this"}), "messages.0.content.1.type: Input tag"),
+        (user({"text": "no type"}), "messages.0.content.0.type: Field required"),
+        (user({"type": ["text"], "text": "hi"}), "messages.0.content.0.type: Input should be a"),
+        (user({"type": "text", "text": ["What is 2+2?"]}), "messages.0.content.0.text: Input"),
+        (user({"type": "text"}), "messages.0.content.0.text: Field required"),
+        ([{"role": "robot", "content": "What is 2+2?"}], "messages.0.role: Input should be one"),
+        (
+            user({"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "txt"}]}),
+            "messages.0.content.0.content.0.type: Input tag",
+        ),
+    ],
+)
+def test_a_messages_block_or_role_the_api_does_not_have_is_a_400_naming_it(
+    proxy: RunningRouter, servers: dict[str, Running], messages: Any, named: str
+) -> None:
+    before = sent_to(servers["cloud"])
+    assert messages_refusal(proxy, {"messages": messages}).startswith(named)
+    # its count too: it counted what serving dropped
+    assert messages_refusal(proxy, {"messages": messages}, count=True).startswith(named)
+    assert sent_to(servers["cloud"]) == before  # no backend was tried
+
+
+@pytest.mark.parametrize(
+    ("stop", "named"),
+    [({"type": "zz"}, "stop_sequences: Input"), (["done", 5], "stop_sequences.1: Input")],
+)
+def test_stop_sequences_that_are_no_strings_are_a_400_naming_them(
+    proxy: RunningRouter, stop: Any, named: str
+) -> None:
+    body = {"messages": user(ASK), "stop_sequences": stop}
+    assert messages_refusal(proxy, body).startswith(named)
+
+
+def test_the_blocks_real_clients_send_that_chat_cannot_carry_are_still_served(
+    proxy: RunningRouter,
+) -> None:
+    """Thinking, a server tool's call and result (dropped), a tool search's reference in a
+    tool result (a line of text): Claude Code's history."""
+    messages = [
+        user(ASK)[0],
+        {
+            "role": "assistant",
+            "content": [
+                {"type": "thinking", "thinking": "add", "signature": "sig"},
+                {"type": "redacted_thinking", "data": "opaque"},
+                {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {}},
+                {"type": "web_search_tool_result", "tool_use_id": "s1", "content": []},
+                {"type": "tool_use", "id": "t1", "name": "ToolSearch", "input": {}},
+            ],
+        },
+        user(
+            {
+                "type": "tool_result",
+                "tool_use_id": "t1",
+                "content": [{"type": "tool_reference", "tool_name": "Read"}],
+            },
+            ASK,
+        )[0],
+    ]
+    reply = anthropic_client(proxy).messages.create(model="cloud", max_tokens=20, messages=messages)
+    assert reply.type == "message"
+
+
+def responses_refusal(proxy: RunningRouter, items: Any, count: bool = False) -> Any:
+    """The router's 400 for a Responses `input` (or its count), in OpenAI's shape."""
+    client = openai_client(proxy)
+    with pytest.raises(openai.BadRequestError) as raised:
+        if count:
+            client.responses.input_tokens.count(model="cloud", input=items)
+        else:
+            client.responses.create(model="cloud", max_output_tokens=20, input=items)
+    error = raised.value.body
+    assert isinstance(error, dict) and error["type"] == "invalid_request_error"
+    return error
+
+
+def said(*parts: Any, role: Any = "user", kind: Any = "message") -> list[Any]:
+    return [{"type": kind, "role": role, "content": list(parts)}]
+
+
+TEXT = {"type": "input_text", "text": "What is 2+2?"}
+TYPO = {"type": "input_txt", "text": "Also, this"}
+NOT_TEXT = {"type": "input_text", "text": {"value": "What?"}}
+
+
+@pytest.mark.parametrize(
+    ("items", "param", "code"),
+    [
+        (said(TEXT, TYPO), "input[0].content[1].type", "invalid_value"),
+        (said(TYPO), "input[0].content[0].type", "invalid_value"),
+        (said({"text": "What?"}), "input[0].content[0].type", "missing_required_parameter"),
+        (said(NOT_TEXT), "input[0].content[0].text", "invalid_type"),
+        (said(TEXT, kind="mesage"), "input[0].type", "invalid_value"),
+        (said(TEXT, kind=7), "input[0].type", "invalid_type"),
+        (said(TEXT, role="robot"), "input[0].role", "invalid_value"),
+        (
+            [{"type": "function_call_output", "call_id": "c1", "output": [{"type": "txt"}]}],
+            "input[0].output[0].type",
+            "invalid_value",
+        ),
+    ],
+)  # fmt: skip
+def test_a_responses_item_or_part_the_api_does_not_have_is_a_400_naming_it(
+    proxy: RunningRouter, servers: dict[str, Running], items: Any, param: str, code: str
+) -> None:
+    before = sent_to(servers["cloud"])
+    for count in (False, True):
+        error = responses_refusal(proxy, items, count=count)
+        assert (error["param"], error["code"]) == (param, code)
+        assert param in error["message"]
+    assert sent_to(servers["cloud"]) == before
+
+
+def test_the_items_codex_sends_that_chat_cannot_carry_are_still_served(
+    proxy: RunningRouter,
+) -> None:
+    """Reasoning, a shell call and its output, a web search, Codex's ghost snapshot and
+    compaction: dropped on the way to chat, as before."""
+    items: Any = [
+        *said(TEXT),
+        {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "x"},
+        {"type": "local_shell_call", "call_id": "c1", "status": "completed", "action": {}},
+        {"type": "local_shell_call_output", "call_id": "c1", "output": "ok"},
+        {"type": "web_search_call", "status": "completed", "action": {"type": "search"}},
+        {"type": "ghost_snapshot", "ghost_commit": {"id": "abc"}},
+        {"type": "compaction", "encrypted_content": "x"},
+        *said({"type": "output_text", "text": "4", "annotations": []}, role="assistant"),
+        *said(TEXT),
+    ]
+    reply = openai_client(proxy).responses.create(model="cloud", max_output_tokens=20, input=items)
+    assert reply.status in ("completed", "incomplete")
