@@ -130,26 +130,23 @@ _OUTPUTS = ("function_call_output", "custom_tool_call_output")
 
 def check_messages_content(body: dict[str, Any]) -> None:
     """A Messages body's roles, blocks (and a tool result's), system blocks and
-    `stop_sequences`; `messages` itself is already a list of objects with string roles."""
+    `stop_sequences`; `messages` itself is already a list of objects with string roles.
+    Every request of an agent's long history: plain checks, a path made only on failure."""
     for index, message in enumerate(body["messages"]):
-        where = f"messages[{index}]"
-        _one_of(message["role"], MESSAGES_ROLES, f"{where}.role")
+        if message["role"] not in MESSAGES_ROLES:
+            _one_of(message["role"], MESSAGES_ROLES, f"messages[{index}].role")
         content = message.get("content")
         if type(content) is not list:
             continue
         for at, block in enumerate(content):  # objects: `router.request` checked
-            place = f"{where}.content[{at}]"
-            _block(block, MESSAGES_BLOCKS, place)
+            if not _fine(block, MESSAGES_BLOCKS):
+                _block(block, MESSAGES_BLOCKS, f"messages[{index}].content[{at}]")
             inner = block.get("content") if block["type"] == "tool_result" else None
             if type(inner) is list:
-                for deep, part in enumerate(inner):
-                    _object(part, f"{place}.content[{deep}]")
-                    _block(part, TOOL_RESULT_BLOCKS, f"{place}.content[{deep}]")
+                _blocks(inner, TOOL_RESULT_BLOCKS, f"messages[{index}].content[{at}].content")
     system = body.get("system")
     if type(system) is list:
-        for at, block in enumerate(system):
-            _object(block, f"system[{at}]")
-            _block(block, SYSTEM_BLOCKS, f"system[{at}]")
+        _blocks(system, SYSTEM_BLOCKS, "system")
     _check_stop_sequences(body.get("stop_sequences"))
 
 
@@ -170,29 +167,38 @@ def check_responses_input(items: list[Any]) -> None:
     """A Responses `input`'s item types, message roles and content parts, and a tool
     output's parts; the items are already objects (`router.request`)."""
     for index, item in enumerate(items):
-        where = f"input[{index}]"
         kind = item.get("type")
         if kind is None:  # a message, or a reference by `id` alone (`is_reference`)
             kind = "item_reference" if is_reference(item) else "message"
-        else:
-            _kind(kind, RESPONSES_ITEMS, f"{where}.type")
+        elif type(kind) is not str or kind not in RESPONSES_ITEMS:
+            _kind(kind, RESPONSES_ITEMS, f"input[{index}].type")
         if kind == "message":
             role = item.get("role")
-            if role is not None:
-                _one_of(role, RESPONSES_ROLES, f"{where}.role")
-            _parts(item.get("content"), f"{where}.content")
-        elif kind in _OUTPUTS:
-            _parts(item.get("output"), f"{where}.output")
+            if role is not None and role not in RESPONSES_ROLES:
+                _one_of(role, RESPONSES_ROLES, f"input[{index}].role")
+            content = item.get("content")
+            if type(content) is list:
+                _blocks(content, RESPONSES_PARTS, f"input[{index}].content")
+        elif kind in _OUTPUTS and type(item.get("output")) is list:
+            _blocks(item["output"], RESPONSES_PARTS, f"input[{index}].output")
 
 
-def _parts(content: Any, where: str) -> None:
-    if type(content) is not list:
-        return
-    for index, part in enumerate(content):
-        _object(part, f"{where}[{index}]")
-        _block(part, RESPONSES_PARTS, f"{where}[{index}]")
-        if part["type"] == "refusal":
-            _string(part.get("refusal"), f"{where}[{index}].refusal")
+def _blocks(blocks: list[Any], known: frozenset[str], where: str) -> None:
+    """Each of `blocks` an object whose `type` is one of `known` (`_block`)."""
+    for index, block in enumerate(blocks):
+        if type(block) is not dict or not _fine(block, known):
+            _object(block, f"{where}[{index}]")
+            _block(block, known, f"{where}[{index}]")
+
+
+def _fine(block: dict[str, Any], known: frozenset[str]) -> bool:
+    """Whether `_block` passes `block`, asked without making its path."""
+    kind = block.get("type")
+    if type(kind) is not str or kind not in known:
+        return False
+    if kind in _TEXT_PARTS:
+        return type(block.get("text")) is str
+    return kind != "refusal" or type(block.get("refusal")) is str
 
 
 def _object(value: Any, where: str) -> None:
@@ -201,11 +207,14 @@ def _object(value: Any, where: str) -> None:
 
 
 def _block(block: dict[str, Any], known: frozenset[str], where: str) -> None:
-    """A block's or part's `type` is one of `known`, and a text one's `text` a string."""
+    """A block's or part's `type` is one of `known`, and a text one's `text` (a refusal's
+    `refusal`) a string."""
     kind = block.get("type")
     _kind(kind, known, f"{where}.type")
     if kind in _TEXT_PARTS:
         _string(block.get("text"), f"{where}.text")
+    elif kind == "refusal":
+        _string(block.get("refusal"), f"{where}.refusal")
 
 
 def _kind(kind: Any, known: frozenset[str], where: str) -> None:

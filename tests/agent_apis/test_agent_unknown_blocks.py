@@ -28,8 +28,8 @@ ASK = {"type": "text", "text": "What is 2+2?"}
 
 
 def sent_to(server: Running) -> int:
-    """How many requests `server` has been sent."""
-    count: int = server.stats()["requests"]
+    """How many chat requests `server` has been sent (its health probes aside)."""
+    count: int = server.stats()["by_path"].get("/v1/chat/completions", 0)
     return count
 
 
@@ -89,7 +89,7 @@ def test_stop_sequences_that_are_no_strings_are_a_400_naming_them(
 
 
 def test_the_blocks_real_clients_send_that_chat_cannot_carry_are_still_served(
-    proxy: RunningRouter,
+    proxy: RunningRouter, servers: dict[str, Running]
 ) -> None:
     """Thinking, a server tool's call and result (dropped), a tool search's reference in a
     tool result (a line of text): Claude Code's history."""
