@@ -13,12 +13,16 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 # a word as a name spells it: an upper-case run (`JSON` of `parseJSON`), a capitalised or
 # lower-case run (`get`, `Weather`), or digits; `_`, `-`, `.` and spaces separate
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+# what an ask writes a name, a path or an identifier as, one piece: letters (any script),
+# digits, `_`, `.`, `/`, `\` and `-` ("get_weather", "agent.py", "my-agent/a.yaml", "subAgent")
+_TOKEN = re.compile(r"[\w./\\-]+")
 # what ends a server's prefix in a tool's name (fast-agent's `calc-add`, Claude Code's
 # `mcp__calc__add`), and how many prefixes are read off one name
 _SEPARATOR = re.compile(r"__|-")
@@ -69,24 +73,53 @@ def asked_index(names: Sequence[str], ask: str) -> int | None:
     listing its tools, gptme's `<system>` nag) is not the ask, and is left out. Where the
     ask names several, the longest name wins (the more specific: "web search" names
     `search` and `web_search`), then the one named first, then the first in the list: one
-    answer for one prompt.
+    answer for one prompt. A name stands as whole pieces of the ask (`_TOKEN`): part of a
+    file's name, a path or a longer identifier names no tool ("agent.py", "subAgent",
+    "User-Agent", "task_runner.py" name no `Agent` or `task`: Claude Code called `Agent`
+    for "Read agent.py", found in review).
 
     A name with a server's prefix (fast-agent's MCP tools, `calc-get_weather`; Claude Code's,
     `mcp__calc__get_weather`) is named by its part after the prefix too ("use the
     get_weather tool", "get weather"): the simulator called `calc-add` for both (a live
     review). Of a part and a whole name of as many words, the whole name wins."""
-    said = words(without_injected(ask))
-    known = frozenset(said)  # a name with a word the ask lacks is passed over unscanned
-    spoken = _spoken(said)
+    said = _read(without_injected(ask))
+    known = frozenset(said.words)  # a name with a word the ask lacks is passed over unscanned
     named: list[tuple[int, bool, int, int]] = []
+    placed: dict[tuple[str, ...], int | None] = {}  # names alike but for their case: one search
     for index, name in enumerate(names):
         for prefixed, part in enumerate((name, *_unprefixed(name))):
-            parts = words(part)
-            place = _place(parts, spoken) if known.issuperset(parts) else None
+            parts = tuple(words(part))
+            if parts not in placed:
+                placed[parts] = _place(list(parts), said) if known.issuperset(parts) else None
+            place = placed[parts]
             if place is not None:
                 named.append((-len(parts), prefixed > 0, place, index))
                 break  # the longer reading first: a shorter one of the same name ranks lower
     return min(named)[3] if named else None
+
+
+def named_spans(names: Iterable[str], text: str) -> list[tuple[int, int]]:
+    """Where in `text` one of the tools `names` is named, as `asked_index` reads a name
+    (its words standing together as whole pieces, `_place`; a prefixed name by its part
+    after the prefix too): the `(start, end)` of each such run, in order, overlapping
+    runs merged. `delegation.handed` leaves these out, so what it writes names none of
+    them to `asked_index`: one reading of "the ask names tool X", not two."""
+    said = _read(without_injected(text, fill=True))
+    known = frozenset(said.words)
+    found: list[tuple[int, int]] = []
+    for name in names:
+        for part in (name, *_unprefixed(name)):
+            parts = words(part)
+            if parts and known.issuperset(parts):
+                for at in _places(parts, said):
+                    found.append((said.spans[at][0], said.spans[at + len(parts) - 1][1]))
+    merged: list[tuple[int, int]] = []
+    for start, end in sorted(found):
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def file_verb_index(names: Sequence[str], ask: str) -> int | None:
@@ -120,10 +153,11 @@ def _unprefixed(name: str) -> list[str]:
     return [name[found.end() :] for found in itertools.islice(_SEPARATOR.finditer(name), _PREFIXES)]
 
 
-def without_injected(text: str) -> str:
+def without_injected(text: str, fill: bool = False) -> str:
     """`text` with each `<system-reminder>...</system-reminder>` and `<system>...</system>`
     pair put as one space, as `re.sub(r"<(system-reminder|system)>.*?</\\1>", " ", text,
-    flags=re.S)` has it, in linear time.
+    flags=re.S)` has it, in linear time; as spaces of its length with `fill`, each word
+    left where it stood (`named_spans`).
 
     That regex tried every unclosed opening against the whole rest of the text: 16000
     `<system>` in one user message held the simulator's event loop 14 seconds. Here each
@@ -146,10 +180,49 @@ def without_injected(text: str) -> str:
         if close < 0:
             nxt[tag] = -1
             continue
-        kept += [text[at:start], " "]
-        at = close + len(tag) + 3
+        end = close + len(tag) + 3
+        kept += [text[at:start], " " * (end - start) if fill else " "]
+        at = end
     kept.append(text[at:])
     return "".join(kept)
+
+
+@dataclass(frozen=True)
+class _Said:
+    """A text's words as `_place` reads them: the words (`words`), where each stands in the
+    text (`spans`), which open and which close a piece of it (`_TOKEN`), and the words as
+    one string (`_spoken`) with each word's index by where it starts there."""
+
+    words: list[str]
+    spans: list[tuple[int, int]]
+    opens: frozenset[int]
+    closes: frozenset[int]
+    spoken: str
+    index_at: dict[int, int]
+
+
+def _read(text: str) -> _Said:
+    """`text` as `_Said`: each piece's words (`_TOKEN`, then `_WORD` within it)."""
+    said: list[str] = []
+    spans: list[tuple[int, int]] = []
+    opens: set[int] = set()
+    closes: set[int] = set()
+    for piece in _TOKEN.finditer(text):
+        inside = list(_WORD.finditer(piece.group()))
+        if not inside:
+            continue
+        opens.add(len(said))
+        for word in inside:
+            said.append(word.group().lower())
+            spans.append((piece.start() + word.start(), piece.start() + word.end()))
+        closes.add(len(said) - 1)
+    spoken = _spoken(said)
+    index_at: dict[int, int] = {}
+    at = 0
+    for index, text_word in enumerate(said):
+        index_at[at] = index
+        at += len(text_word) + 1
+    return _Said(said, spans, frozenset(opens), frozenset(closes), spoken, index_at)
 
 
 def _spoken(said: list[str]) -> str:
@@ -158,16 +231,28 @@ def _spoken(said: list[str]) -> str:
     return f" {' '.join(said)} "
 
 
-def _place(parts: list[str], spoken: str) -> int | None:
-    """Where the words `parts` first stand together among the words `spoken` holds
-    (`_spoken`), None where they never do: one string search. Comparing a slice of the
-    words at every place was quadratic: 4000 names of 100 words, alike but for their case,
-    against an ask of 1000 words held the simulator's event loop 8 seconds (found in
-    review)."""
+def _place(parts: list[str], said: _Said) -> int | None:
+    """Where the words `parts` first stand together as whole pieces of the text `said`
+    reads (the first word opens a piece, the last closes one: `_places`), None where
+    they never do."""
+    return next(_places(parts, said), None)
+
+
+def _places(parts: list[str], said: _Said) -> Iterator[int]:
+    """Each index of `said`'s words where the words `parts` stand together, the first
+    opening a piece of the text and the last closing one: string searches of the words
+    (`_spoken`). Comparing a slice of the words at every place was quadratic: 4000 names of
+    100 words, alike but for their case, against an ask of 1000 words held the simulator's
+    event loop 8 seconds (found in review)."""
     if not parts:
-        return None
-    at = spoken.find(_spoken(parts))
-    return None if at < 0 else spoken.count(" ", 0, at)
+        return
+    target = _spoken(parts)
+    at = said.spoken.find(target)
+    while at >= 0:
+        index = said.index_at[at]
+        if index in said.opens and index + len(parts) - 1 in said.closes:
+            yield index
+        at = said.spoken.find(target, at + 1)
 
 
 def expression_arguments(schema: dict[str, Any], expression: str) -> dict[str, Any] | None:

@@ -71,7 +71,7 @@ def _arguments(tool: ToolSpec, prompt: Prompt) -> dict[str, Any]:
     VoltAgent's `delegate_task` got the ask as its `targetAgents`, deepagents' `task` as its
     `subagent_type`, found in live reviews), a path that must be absolute one under the
     working directory the system prompt states (`workdir`: dcode wrote `/fib.py`); a
-    subagent's tool's strings the ask less the names of tools that start one
+    subagent's tool's strings the task, the ask less its instruction to start one
     (`delegation.handed`: its subagent, asked for `Agent`, started one again)."""
     shell = runs_commands(tool.name)
     agent = named_agent(prompt, tool.description)

@@ -20,7 +20,7 @@ import pytest
 from router.simulator import SimThread
 from router.simulator.asked_tool import (
     _place,
-    _spoken,
+    _read,
     asked_index,
     file_verb_index,
     without_injected,
@@ -229,11 +229,11 @@ def test_a_names_place_is_found_as_the_slices_found_it_for_every_short_mix() -> 
     vocabulary = ("a", "ab", "b")
     for size in range(8):
         for said in itertools.product(vocabulary, repeat=size):
-            spoken = _spoken(list(said))
+            read = _read(" ".join(said))
             for width in range(5):
                 for parts in itertools.product(vocabulary, repeat=width):
                     expected = _old_place(list(parts), list(said))
-                    assert _place(list(parts), spoken) == expected, (parts, said)
+                    assert _place(list(parts), read) == expected, (parts, said)
 
 
 # code-puppy's first tools and its file tools, in its order (tests/fixtures/code-puppy-0.0.946)
