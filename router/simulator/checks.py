@@ -49,7 +49,10 @@ def check_chat(body: dict[str, Any], profile: Flavor) -> None:
 
 def check_messages(messages: list[Any], profile: Flavor) -> None:
     """The shape of each chat message the simulator reads: an object, its `content` a string,
-    an array of objects (parts) or null, its `tool_calls` an array of objects. One malformed
+    an array of parts or null, its `tool_calls` an array of objects. A part is an object;
+    on vLLM a plain string too (its message's content union takes `str` parts, and
+    `chat_utils._parse_chat_message_content_part` reads them as text), where OpenAI
+    refuses one. One malformed
     field crashed the simulator (`tool_calls: 5`, a 500 the router counts against the
     backend: three such requests opened both circuits of the demo router, found in review),
     where every server refuses it with a 400. vLLM's request model refuses it in pydantic's
@@ -64,7 +67,7 @@ def check_messages(messages: list[Any], profile: Flavor) -> None:
         if content is not None and not isinstance(content, str | list):
             raise _malformed(profile, messages, (index, "content"), "list", _TEXT_OR_PARTS)
         for place, part in enumerate(content if isinstance(content, list) else []):
-            if not isinstance(part, dict):
+            if not isinstance(part, dict) and not (profile == "vllm" and isinstance(part, str)):
                 raise _malformed(profile, messages, (index, "content", place), "dict", "an object")
         calls = message.get("tool_calls")
         if calls is not None and not isinstance(calls, list):

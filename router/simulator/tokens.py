@@ -39,13 +39,16 @@ def pieces(text: str) -> list[str]:
 
 
 def content_text(content: Any) -> str:
-    """The text of a message `content`: a string, or OpenAI/Anthropic content parts."""
+    """The text of a message `content`: a string, or OpenAI/Anthropic content parts (a
+    plain string part as text, as vLLM reads one: `checks.check_messages`)."""
     if isinstance(content, str):
         return content
     if isinstance(content, list):
         parts = []
         for part in content:
-            if isinstance(part, dict):
+            if isinstance(part, str):
+                parts.append(part)
+            elif isinstance(part, dict):
                 text = part.get("text") or part.get("content")
                 if isinstance(text, str):
                     parts.append(text)

@@ -198,9 +198,10 @@ def int_field(
     return value
 
 
-MAX_CHOICES: dict[Flavor, int] = {"vllm": 16384, "cloud": 128, "anthropic": 128}
+MAX_CHOICES: dict[Flavor, int] = {"vllm": 16384, "cloud": 128}
 """The most choices (`n`) each server generates for one request: vLLM's
-`VLLM_MAX_N_SEQUENCES` (its default), OpenAI's 128 (its API spec). The simulator builds
+`VLLM_MAX_N_SEQUENCES` (its default), OpenAI's 128 (its API spec); the anthropic profile
+serves no body with an `n` (Messages has none). The simulator builds
 every choice at once, on the event loop it shares with the demo router: an `n` of 2**64 - 1
 it read unbounded took that router down (found in review)."""
 
