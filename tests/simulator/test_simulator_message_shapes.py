@@ -123,3 +123,14 @@ def test_vllm_reads_a_content_part_that_is_a_string(vllm: SimThread, stream: boo
     reply = HTTP.post(vllm.url + "/v1/chat/completions", json=asked)
     (call,) = reply.json()["choices"][0]["message"]["tool_calls"]
     assert call["function"]["name"] == "get_weather"
+
+
+def test_a_string_part_counts_as_its_text(vllm: SimThread) -> None:
+    """A plain string part's prompt tokens are its text's, as the same text sent whole."""
+
+    def prompt_tokens(content: Any) -> int:
+        reply = HTTP.post(vllm.url + "/v1/chat/completions", json=user(content))
+        return int(reply.json()["usage"]["prompt_tokens"])
+
+    text = "What is the weather like in Paris and in Lisbon today?"
+    assert prompt_tokens([text]) == prompt_tokens(text)
