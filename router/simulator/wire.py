@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import islice
@@ -185,17 +186,52 @@ def int_field(
 ) -> int | None:
     """An optional integer field: a non-integer fails the body's model, a small one vLLM's
     sampling checks."""
-    value = body.get(name)
-    if value is None:
-        return None
-    message = f"{name} must be an integer >= {minimum}, got {value!r}."
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise validation_error(message, name, "int_type", "Input should be a valid integer", value)
-    if value < minimum:
+    value = lax_int(body, name, flavor, minimum)
+    if value is not None and value < minimum:
+        message = f"{name} must be an integer >= {minimum}, got {value!r}."
         if flavor == "vllm":
             message = f"{name} must be at least {minimum}, got {value}."
         raise parameter_error(flavor, message, name, value)
     return value
+
+
+def lax_int(body: dict[str, Any], name: str, flavor: Flavor, minimum: int = 1) -> int | None:
+    """An optional integer field as the server's request model reads it. vLLM's pydantic
+    model is lax: it takes `true`, `2.0` and `" 2 "` (or `"2.0"`) as integers, and refuses a
+    fraction, a string of no integer or a float past 64 bits in its own words (vLLM 0.32
+    served `n: "2"` where the simulator refused it, found in review); OpenAI takes an integer
+    alone."""
+    value = body.get(name)
+    if value is None:
+        return None
+    message = f"{name} must be an integer >= {minimum}, got {value!r}."
+    if isinstance(value, int) and (flavor == "vllm" or not isinstance(value, bool)):
+        return int(value)
+    if flavor == "vllm" and isinstance(value, float):
+        return _float_int(message, name, value)
+    if flavor == "vllm" and isinstance(value, str):
+        digits = _INTEGER.fullmatch(value.strip())
+        if digits:
+            return int(digits[1])
+        msg = "Input should be a valid integer, unable to parse string as an integer"
+        raise validation_error(message, name, "int_parsing", msg, value)
+    raise validation_error(message, name, "int_type", "Input should be a valid integer", value)
+
+
+# pydantic's integer in a string: a sign, digits, and only zeros after a decimal point
+_INTEGER = re.compile(r"([+-]?\d+)(?:\.0*)?")
+_INT64 = 2**63
+
+
+def _float_int(message: str, name: str, value: float) -> int:
+    """A JSON number with a decimal point or an exponent as pydantic's lax integer reads it."""
+    if not value.is_integer():
+        msg = "Input should be a valid integer, got a number with a fractional part"
+        raise validation_error(message, name, "int_from_float", msg, value)
+    if not -_INT64 <= value < _INT64:
+        msg = "Unable to parse input string as an integer, exceeded maximum size"
+        raise validation_error(message, name, "int_parsing_size", msg, value)
+    return int(value)
 
 
 MAX_CHOICES: dict[Flavor, int] = {"vllm": 16384, "cloud": 128}
@@ -207,11 +243,16 @@ it read unbounded took that router down (found in review)."""
 
 
 def choice_count(body: dict[str, Any], flavor: Flavor) -> int:
-    """`n` (1 when absent), checked as `int_field` checks it, then bounded as the server
-    bounds it: vLLM's sampling check, with no `parameter` (`_verify_num_sequences`), or
-    OpenAI's `integer_above_max_value` (on chat its table says it first,
-    `openai_refusals.CHAT`)."""
-    n = int_field(body, "n", 1, flavor) or 1
+    """`n` (1 when absent), read as `lax_int` reads it, then bounded as the server bounds
+    it: vLLM's sampling checks, with no `parameter` (`_verify_num_sequences`: "n must be at
+    least 1, got 0.", where `int_field` would add one), or OpenAI's `integer_above_max_value`
+    (on chat its table says it first, `openai_refusals.CHAT`)."""
+    n = lax_int(body, "n", flavor)
+    n = 1 if n is None else n
+    if n < 1 and flavor == "vllm":
+        raise bad_request(f"n must be at least 1, got {n}.")
+    if n < 1:
+        raise parameter_error(flavor, f"n must be an integer >= 1, got {n!r}.", "n", n)
     most = MAX_CHOICES[flavor]
     if n <= most:
         return n
