@@ -16,6 +16,7 @@ from typing import Any
 
 from router.simulator.chat_logprobs import check_vllm
 from router.simulator.errors import ApiError, Flavor, validation_error
+from router.simulator.message_union import content_not_text, listed_tool_calls, not_a_message
 from router.simulator.openai_shape import wrong_kind
 from router.simulator.structured import check_count
 from router.simulator.tokens import content_text
@@ -56,15 +57,21 @@ def check_messages(messages: list[Any], profile: Flavor) -> None:
     field crashed the simulator (`tool_calls: 5`, a 500 the router counts against the
     backend: three such requests opened both circuits of the demo router, found in review),
     where every server refuses it with a 400. vLLM's request model refuses it in pydantic's
-    words (`vllm`: its validation handler's body, naming `body.messages.N.<field>`; vLLM
-    lists an error for each branch of its message union, the simulator the field at fault);
-    the others in OpenAI's (`invalid_type`, `messages[N].<field>`: the cloud profile's table
-    says it first of `tool_calls`, `openai_refusals.MESSAGE`)."""
+    words (`vllm`: its validation handler's body, an error for each branch of its message
+    union, `message_union`, after its `tool_calls` made lists); the others in OpenAI's
+    (`invalid_type`, `messages[N].<field>`: the cloud profile's table says it first of
+    `tool_calls`, `openai_refusals.MESSAGE`)."""
+    if profile == "vllm":
+        listed_tool_calls(messages)
     for index, message in enumerate(messages):
         if not isinstance(message, dict):
+            if profile == "vllm":
+                raise not_a_message(index, message)
             raise _malformed(profile, messages, (index,), "dict", "an object")
         content = message.get("content")
         if content is not None and not isinstance(content, str | list):
+            if profile == "vllm" and not isinstance(content, dict):  # an object: its keys
+                raise content_not_text(index, message)
             raise _malformed(profile, messages, (index, "content"), "list", _TEXT_OR_PARTS)
         for place, part in enumerate(content if isinstance(content, list) else []):
             if not isinstance(part, dict) and not (profile == "vllm" and isinstance(part, str)):

@@ -72,13 +72,25 @@ def validation_item(
     return item
 
 
-def validation_errors(message: str, field: str, items: list[dict[str, Any]]) -> ApiError:
+def validation_errors(
+    message: str, field: str, items: list[dict[str, Any]], total: int | None = None
+) -> ApiError:
     """A body failing vLLM's request model at `field` in several ways (a union's every
-    branch: chat's `stop` is neither a string nor a short enough list), each listed."""
-    label = "error" if len(items) == 1 else "errors"
-    listed = "".join(f"\n  {item!r}" for item in items)
-    detail = f"{len(items)} validation {label}:{listed}"
+    branch: chat's `stop` is neither a string nor a short enough list), each listed. Its
+    handler lists the first `MAX_REPORTED_ERRORS` and counts the rest; `total` is the count
+    where `items` holds only those listed."""
+    count = len(items) if total is None else total
+    label = "error" if count == 1 else "errors"
+    listed = "".join(f"\n  {item!r}" for item in items[:MAX_REPORTED_ERRORS])
+    more = count - min(len(items), MAX_REPORTED_ERRORS)
+    if more > 0:
+        listed += f"\n  ...and {more} more errors"
+    detail = f"{count} validation {label}:{listed}"
     return ApiError(400, "validation", message, field, detail=detail)
+
+
+MAX_REPORTED_ERRORS = 10
+"""The most errors vLLM 0.32's validation handler lists (`_MAX_REPORTED_ERRORS`)."""
 
 
 def _shown(given: Any) -> str:

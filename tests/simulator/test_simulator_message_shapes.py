@@ -1,9 +1,11 @@
 """A chat message of the wrong shape is a 400 from the simulator, never a crash: `tool_calls:
 5` raised a TypeError where it counted the prompt's tokens, a 500 "simulator bug" that the
 router counts against the backend (three opened both circuits of the demo router, found in
-review). Every server refuses such a body: the `vllm` profile in the body of vLLM's
-validation handler (`type: "Bad Request"`, `param: "body.<field>"`, pydantic's words), the
-others in OpenAI's (`invalid_type`). Over HTTP, against a started simulator."""
+review). Every server refuses such a body: the `vllm` profile as vLLM 0.32 does, in the
+bodies captured from it (tests/vllm/captures/error_message_*.json: its `tool_calls` made a
+list first, "'int' object is not iterable", an error per branch of its message union), the
+others in OpenAI's words (`invalid_type`). vLLM serves `tool_calls` `""` and `{}` (empty once
+made lists); OpenAI refuses them. Over HTTP, against a started simulator."""
 
 from __future__ import annotations
 
@@ -14,6 +16,7 @@ import httpx
 import pytest
 
 from router.simulator import SimThread
+from tests.vllm.wire_shape import load
 
 HTTP = httpx.Client(trust_env=False, timeout=30)
 HI = {"role": "user", "content": "What's the weather in Paris?"}
@@ -45,24 +48,29 @@ def openai_refusal(param: str, expected: str, got: str) -> dict[str, Any]:
     return {"error": error | {"code": "invalid_type"}}
 
 
+def captured(name: str) -> dict[str, Any]:
+    """vLLM 0.32's reply to the same body (tests/vllm/captures/)."""
+    return dict(load(name)["body"])
+
+
 # (body, vLLM's answer, OpenAI's)
 CASES: list[tuple[str, dict[str, Any], dict[str, Any], dict[str, Any]]] = [
     (
         "tool_calls 5",
         turn(tool_calls=5),
-        vllm_refusal("messages.1.tool_calls", "list", "5"),
+        captured("error_message_tool_calls_int"),
         openai_refusal("messages[1].tool_calls", "an array of objects", "an integer"),
     ),
     (
         "tool_calls an object",
         turn(tool_calls=CALL),
-        vllm_refusal("messages.1.tool_calls", "list", "<dict of 3 items>"),
+        captured("error_message_tool_calls_object"),
         openai_refusal("messages[1].tool_calls", "an array of objects", "an object"),
     ),
     (
         "a tool call a string",
         turn(tool_calls=[CALL, "f()"]),
-        vllm_refusal("messages.1.tool_calls.1", "dict", "f()"),
+        captured("error_message_tool_call_string"),
         openai_refusal("messages[1].tool_calls[1]", "an object", "a string"),
     ),
 ]
@@ -134,3 +142,89 @@ def test_a_string_part_counts_as_its_text(vllm: SimThread) -> None:
 
     text = "What is the weather like in Paris and in Lisbon today?"
     assert prompt_tokens([text]) == prompt_tokens(text)
+
+
+def vllm_says(message: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "BadRequestError", "param": None, "code": 400}}
+
+
+def bad_request_body(message: str, param: str) -> dict[str, Any]:
+    return {"error": {"message": message, "type": "Bad Request", "param": param, "code": 400}}
+
+
+def reply(sim: SimThread, body: dict[str, Any]) -> tuple[int, Any]:
+    got = HTTP.post(sim.url + "/v1/chat/completions", json=body)
+    return got.status_code, got.json()
+
+
+@pytest.mark.parametrize(
+    ("calls", "said"),
+    [(True, "'bool' object is not iterable"), (2.5, "'float' object is not iterable")],
+)
+def test_vllm_makes_any_messages_tool_calls_a_list_first(
+    vllm: SimThread, calls: Any, said: str
+) -> None:
+    """On a user message too, and before it looks at any other message (the first is no
+    object here): its request model's before-validator runs `list(tool_calls)`."""
+    body = user("hi")
+    body["messages"] = [5, {"role": "user", "content": "hi", "tool_calls": calls}]
+    status, answer = reply(vllm, body)
+    assert status == 400
+    assert answer == vllm_says(said)
+
+
+def test_vllm_lists_a_string_of_tool_calls_by_its_characters(vllm: SimThread) -> None:
+    branches = [
+        "ChatCompletionMessageFunctionToolCallParam",
+        "ChatCompletionMessageCustomToolCallParam",
+    ]
+    items = [
+        {"type": "dict_type", "loc": f"body.0.{b}", "msg": "Input should be a valid dictionary"}
+        | {"input": "x"}
+        for b in branches
+    ]
+    message = "2 validation errors:" + "".join(f"\n  {item!r}" for item in items)
+    assert reply(vllm, turn(tool_calls="x")) == (
+        400,
+        bad_request_body(message, f"body.0.{branches[0]}"),
+    )
+
+
+@pytest.mark.parametrize("calls", ["", {}])
+def test_vllm_serves_tool_calls_that_list_empty_and_openai_refuses_them(
+    start_sim: Callable[..., SimThread], vllm: SimThread, calls: Any
+) -> None:
+    assert reply(vllm, turn(tool_calls=calls))[0] == 200
+    cloud = start_sim(profile="cloud")
+    status, answer = reply(cloud, turn(tool_calls=calls))
+    assert (status, answer["error"]["param"]) == (400, "messages[1].tool_calls")
+
+
+@pytest.mark.parametrize("role", ["system", "developer", "user", "assistant", "tool"])
+def test_vllm_lists_ten_of_its_content_union_errors_and_counts_the_rest(
+    vllm: SimThread, role: str
+) -> None:
+    """A content of no string and no list: each literal-role branch says the content is no
+    string, no iterable, and (where the role is not its own) the role is wrong; vLLM's
+    handler lists ten of the 22 (21 for a tool message) and counts the others."""
+    message = {"role": role, "content": True}
+    status, answer = reply(vllm, user("hi") | {"messages": [HI, message]})
+    text = answer["error"]["message"]
+    lines = text.split("\n")
+    total = 21 if role == "tool" else 22
+    assert (status, lines[0], lines[-1]) == (
+        400,
+        f"{total} validation errors:",
+        f"  ...and {total - 10} more errors",
+    )
+    assert len(lines) == 12 and "'input': 'True'" in lines[1]
+    assert f"Input should be '{role}'" not in text
+    param = "body.messages.1.ChatCompletionDeveloperMessageParam.content"
+    assert (answer["error"]["type"], answer["error"]["param"]) == ("Bad Request", param)
+
+
+def test_vllm_names_every_branch_of_a_message_not_an_object(vllm: SimThread) -> None:
+    status, answer = reply(vllm, user("hi") | {"messages": [HI, "hi"]})
+    expected = captured("error_message_not_object")
+    expected["error"]["message"] = expected["error"]["message"].replace("'5'", "'hi'")
+    assert (status, answer) == (400, expected)
