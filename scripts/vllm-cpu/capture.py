@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from capture_shapes import shape_cases  # beside this script, on its path
 
 TOOL = {
     "type": "function",
@@ -204,6 +205,7 @@ def cases(model: str) -> dict[str, tuple[str, str, dict[str, Any] | None]]:
         ),
         "tokenize": ("POST", "/tokenize", {"model": model, "messages": USER}),
         **structured_cases(model),
+        **shape_cases(model),
     }  # fmt: skip
 
 

@@ -16,6 +16,7 @@ import pytest
 
 from router.simulator import SimSettings, SimThread
 from tests.completions_cases import COMPLETIONS_CAPTURES, COMPLETIONS_REFUSALS
+from tests.shape_cases import SHAPE_CAPTURES, SHAPE_REFUSALS
 from tests.structured_cases import ANSWERED_CAPTURES, REFUSED_CAPTURES
 from tests.vllm.wire_shape import load, shape, sse_data, sse_event_names
 
@@ -33,6 +34,7 @@ JSON_CASES = [
     "chat_error_top_logprobs_too_many",
     "completions",
     *COMPLETIONS_CAPTURES,
+    *SHAPE_CAPTURES,
     "error_bad_temperature",
     "error_context_length",
     "error_context_length_stream",
@@ -73,6 +75,7 @@ SSE_CASES = [
 # Errors whose whole message is fixed by the request and the window: compared word for word.
 EXACT_MESSAGES = [
     *COMPLETIONS_REFUSALS,
+    *SHAPE_REFUSALS,
     "chat_error_top_logprobs_too_many",
     "error_bad_temperature",
     "error_context_length",

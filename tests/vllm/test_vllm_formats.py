@@ -13,6 +13,7 @@ import pytest
 from wire_shape import load, shape, sse_data, sse_event_names
 
 from tests.completions_cases import COMPLETIONS_CAPTURES
+from tests.shape_cases import CONTENT_PART_CAPTURES, SHAPE_CAPTURES
 from tests.structured_cases import ANSWERED_CAPTURES, REFUSED_CAPTURES
 
 JSON_CASES = [
@@ -24,6 +25,8 @@ JSON_CASES = [
     "chat_error_top_logprobs_too_many",
     "completions",
     *COMPLETIONS_CAPTURES,
+    *SHAPE_CAPTURES,
+    *CONTENT_PART_CAPTURES,
     "error_context_length",
     "error_context_length_stream",
     "error_max_tokens_too_large",
