@@ -22,7 +22,7 @@ import httpx
 import pytest
 from test_tracing_otlp import Receiver, attrs, receiving
 
-from router.config import Config
+from router.config import Config, parse
 from router.ledger import Ledger
 from tests.harness import (
     INTENTS,
@@ -86,8 +86,10 @@ def test_each_backend_passed_over_is_an_event_on_the_request_span(
     traced: Receiver, tmp_path: Path
 ) -> None:
     """Once the local asked to wait, a request served by the cloud, and one whose every
-    backend was skipped (a 503), each carry one event per backend passed over, naming it and
-    why, as the ledger's `attempts` do; `smf.attempts` still counts the backends called."""
+    backend was skipped, each carry one event per backend passed over, naming it and why, as
+    the ledger's `attempts` do; `smf.attempts` still counts the backends called. The last is
+    a 429, not a 503: a rate limit's wait alone keeps its one backend away
+    (`router.refusals`)."""
     with (
         simulator(profile="vllm", model="local-model") as local,
         simulator(profile="cloud", model="cloud-model") as cloud,
@@ -98,7 +100,8 @@ def test_each_backend_passed_over_is_an_event_on_the_request_span(
         assert _send(proxy, "asked-to-wait").status_code == 200  # local's 429, then the cloud
         assert _send(proxy, "passed-by").status_code == 200
         refused = _send(proxy, "none-left", headers={"x-smf-route": "local_only"})
-        assert refused.status_code in (429, 503)
+        assert refused.status_code == 429
+        assert refused.json()["error"]["code"] == "rate_limit_exceeded"
         assert wait_until(lambda: len(records.records) == 3, 15)
         rows = _rows(proxy, "attempts")
     spans = _requests(traced)
@@ -117,6 +120,47 @@ def test_each_backend_passed_over_is_an_event_on_the_request_span(
         assert attrs(span)["smf.attempts"] == called
         skips = [a for a in rows[request_id][0] if a["outcome"] == "skipped"]  # as the ledger
         assert [(a["backend"], a["error_kind"]) for a in skips] == [("local", "rate_limited")]
+
+
+def test_a_window_passed_over_after_a_refusal_for_length_is_an_event_when_it_was(
+    traced: Receiver, tmp_path: Path
+) -> None:
+    """`local` refuses the prompt as too long; `local_small`, next, has a window no larger,
+    so it is passed over then, not by the plan: one event names it and `context_too_long`,
+    after the refused attempt's span ends, as the ledger's `attempts` say."""
+    with (
+        simulator(profile="vllm", model="local-model", fault="context_length") as big,
+        simulator(profile="vllm", model="local_small-model") as small,
+    ):
+        data = config_for({"local": big, "local_small": small}, tmp_path).model_dump(mode="json")
+        data["backends"][0]["context_window"] = 262144
+        data["backends"][1]["context_window"] = 8192
+        with router(parse(data)) as proxy:
+            records = collected(proxy)
+            assert _send(proxy, "too-long").status_code == 400
+            assert wait_until(lambda: len(records.records) == 1, 15)
+            rows = _rows(proxy, "attempts")
+        assert small.completions() == 0
+    (span,) = _requests(traced).values()
+    (tried,) = [
+        s
+        for s in traced.spans()
+        if s.parent_span_id == span.span_id and s.kind == s.SPAN_KIND_CLIENT
+    ]
+    (event,) = span.events
+    assert event.name == SKIPPED
+    assert attrs(event) == {
+        "smf.backend": "local_small",
+        "smf.tier": "local",
+        "smf.skip_reason": "context_too_long",
+    }
+    assert tried.end_time_unix_nano <= event.time_unix_nano <= span.end_time_unix_nano
+    assert attrs(span)["smf.attempts"] == 1
+    attempts = [(a["backend"], a["outcome"], a["error_kind"]) for a in rows["too-long"][0]]
+    assert attempts == [
+        ("local", "error", "context_too_long"),
+        ("local_small", "skipped", "context_too_long"),
+    ]
 
 
 def test_the_request_span_names_the_ledgers_conversation_never_the_session_id(
