@@ -88,6 +88,7 @@ CHAT_TAKEN: list[dict[str, Any]] = [
     *({"stream": False}, {"store": False}, {"max_tokens": 10}, {"max_completion_tokens": 10}),
     *({"temperature": 0.5}, {"tools": [CHAT_TOOL]}, {"stream": None}),
     *({"n": 1}, {"n": 2}, {"n": None}),
+    {"n": 128},  # the most choices OpenAI's API spec allows: taken, as 129 is refused
 ]
 
 
