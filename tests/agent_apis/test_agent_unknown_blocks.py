@@ -155,6 +155,11 @@ NOT_TEXT = {"type": "input_text", "text": {"value": "What?"}}
             "input[0].output[0].type",
             "invalid_value",
         ),
+        (
+            said({"type": "refusal", "refusal": 5}, role="assistant"),
+            "input[0].content[0].refusal",
+            "invalid_type",
+        ),
     ],
 )  # fmt: skip
 def test_a_responses_item_or_part_the_api_does_not_have_is_a_400_naming_it(
