@@ -244,6 +244,23 @@ class Rejected(PassedThrough):
     retryable = False
 
 
+class Uncarried(Rejected):
+    """Content a chat backend cannot be sent: a block, item or part `type` the translation
+    does not know (`router.content_checks.uncarried`), refused in the client's API's words
+    before a byte is sent. Not the end of the plan: a native backend further on passes the
+    type through, so the next backend is tried; the client is told this refusal only when
+    no backend of the plan took the request and none failed otherwise
+    (`router.plan_error`)."""
+
+    retryable = True
+
+    def __init__(self, refusal: RouterError, backend: str) -> None:
+        super().__init__(
+            f"{backend}: {refusal.message}", backend=backend, status=400, upstream=refusal.body()
+        )
+        self.anthropic_message = refusal.anthropic_message
+
+
 class RouterFault(UpstreamError):
     """A bug of ours met while sending to a backend: its adapter raised what no upstream said.
 

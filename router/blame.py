@@ -84,5 +84,8 @@ def _failed_before(attempts: Sequence[Attempt]) -> bool:
     window, as a prompt no window holds is the client's, so a 4xx there is the client's as
     one without a fallback is (before, `fallback_reason` alone decided, and a cloud's 400 for
     a bad parameter past local's refusal for length was `upstream_error`). A retry on the
-    same backend moves nothing (`backend_moves`)."""
-    return any(prev.error_kind not in CONTEXT_KINDS for prev, _ in backend_moves(attempts))
+    same backend moves nothing (`backend_moves`). Nor is a chat backend's refusal of a type
+    it cannot be sent (`Uncarried`, kind `rejected`: the plan's only move past a 4xx): a
+    request no backend could carry is the client's, as it was refused before the plan."""
+    judged = (*CONTEXT_KINDS, Rejected.kind)
+    return any(prev.error_kind not in judged for prev, _ in backend_moves(attempts))

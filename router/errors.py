@@ -41,6 +41,7 @@
         ├── BackendRefused           502  a 401/402/403/404: the backend's settings are wrong
         │                                     (`router.backend_refused`)
         ├── Rejected                 4xx  passed through faithfully, never retried
+        │   └── Uncarried            400  a type chat cannot be sent: the next backend tried
         └── RouterFault              500  a bug of ours while sending: not the backend's failure
 
 The `UpstreamError` branch, what an attempt at a backend did, lives in

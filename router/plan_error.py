@@ -16,6 +16,7 @@ from router.attempt_errors import (
     RouterFault,
     ServerError,
     Timeout,
+    Uncarried,
     Unreachable,
     UpstreamError,
 )
@@ -31,9 +32,12 @@ def most_meaningful(errors: list[UpstreamError]) -> UpstreamError:
     """The error the client is told (`_chosen`), a backend's 5xx naming that backend
     (`named`) and, briefly, how each other backend tried failed (`with_others`), marked
     `all_failed_fast` from every attempt, whichever error is told
-    (`router.api.errors.error_headers`)."""
-    error = with_others(named(_chosen(errors)), errors)
-    error.all_failed_fast = all_failed_fast(errors)
+    (`router.api.errors.error_headers`). A chat backend's refusal of a type it cannot be
+    sent (`Uncarried`) is told only when every attempt was one: a native backend that failed
+    otherwise could have served the request, and its failure is what the client may retry."""
+    judged = [e for e in errors if not isinstance(e, Uncarried)] or errors
+    error = with_others(named(_chosen(judged)), errors)
+    error.all_failed_fast = all_failed_fast(judged)
     return error
 
 

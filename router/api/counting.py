@@ -31,9 +31,11 @@ from router.auth import Caller
 from router.backends.openai_compatible import OpenAICompatibleBackend
 from router.call import Call
 from router.config_backend import Backend as BackendSettings
+from router.content_checks import uncarried
 from router.errors import RouterError, internal_error
 from router.gateway import Gateway
 from router.refusals import nothing_tried
+from router.translate.pairing import native
 
 log = logging.getLogger("smf_router")
 COUNT_TIMEOUT_S = 10.0
@@ -90,6 +92,7 @@ async def by_first_step(
     answers; else the `estimate`. Never a fallback's: the turn does not go there. A turn no
     backend could ever serve is refused as the turn is (`refused`)."""
     the_plan = call.plan
+    _carried(gateway, call)
     if not the_plan.steps:
         refused(call)
         return Counted(estimate())
@@ -100,6 +103,23 @@ async def by_first_step(
         if counted is not None:
             return Counted(counted, settings.name)
     return Counted(estimate())
+
+
+def _carried(gateway: Gateway, call: Call) -> None:
+    """Raise the turn's refusal of a type the translation to chat does not know
+    (`router.content_checks.uncarried`) when no backend of the plan speaks the API natively:
+    the turn would be refused so (`router.translate.exchange`), and counted, it counted what
+    serving dropped. With a native backend on the plan, the turn may be served there: the
+    count counts it, natively or estimated, as it did any type before the check."""
+    api = call.api
+    if api not in ("messages", "responses"):
+        return
+    steps = call.plan.steps
+    if any(native(api, gateway.config.backend(step.backend)) for step in steps):
+        return
+    refusal = uncarried(api, call.body)
+    if refusal is not None:
+        raise refusal
 
 
 def refused(call: Call) -> None:

@@ -24,10 +24,11 @@ import orjson
 
 from evals.urls import openai_hosted
 from router import retry_words
-from router.attempt_errors import Cut, Rejected, UpstreamError
+from router.attempt_errors import Cut, Rejected, Uncarried, UpstreamError
 from router.backends.base import Backend, Reply, Translation, building
 from router.backends.litellm import provider_of
 from router.config import Backend as BackendSettings
+from router.content_checks import uncarried
 from router.errors import BadRequest
 from router.record import Api
 from router.reply_checks import misshapen, reply_object, unfinished, whole_failure
@@ -166,6 +167,17 @@ def _check_stops(body: dict[str, Any], name: str) -> None:
         raise Rejected(f"{name}: {why}", backend=name, status=400, upstream=refusal)
 
 
+def _check_types(api: Api, body: dict[str, Any], name: str) -> None:
+    """Raise `Uncarried` when `body` holds a type the translation to chat would drop without
+    a word (`content_checks.uncarried`): backend `name` cannot be sent it, a native backend
+    further on may (the plan moves on)."""
+    if api not in ("messages", "responses"):
+        return
+    refusal = uncarried(api, body)
+    if refusal is not None:
+        raise Uncarried(refusal, name)
+
+
 def keeps_cache(settings: BackendSettings) -> bool:
     """Whether a Messages request's `cache_control` may go to this chat backend: a litellm
     one whose provider is Anthropic hands it back to Anthropic (without it, Claude Code's
@@ -185,10 +197,12 @@ def to_chat(
     cache: bool = False,
     prefill: bool = False,
 ) -> dict[str, Any]:
-    """The chat body for a Messages or Responses one, for backend `name`; a Messages body
-    with more stop sequences than chat's `stop` holds is refused (`stop_limit`). `cache`
+    """The chat body for a Messages or Responses one, for backend `name`; one holding a type
+    the translation does not know (`_check_types`) is refused, and a Messages body with more
+    stop sequences than chat's `stop` holds (`stop_limit`). `cache`
     and `prefill` say what the backend takes (`keeps_cache`, `router.vllm_fields.is_vllm`); a
     Responses input has no prefill (`router.translate.prefill`)."""
+    _check_types(api, body, name)
     if api == "messages":
         _check_stops(body, name)
         return anthropic_request.to_chat(body, stream, cache=cache, prefill=prefill)

@@ -1,27 +1,30 @@
 """A Messages or Responses request with content the translation to chat cannot read is a
-400 naming the path, in the client's API's words, before any backend is tried: an unknown
-block, item or part `type`, a text that is no string, a role outside the API's, Messages'
-`stop_sequences` that is no list of strings. Each was dropped without a word (a second
-block typed `txt` answered 200, its text never sent to the model; a `robot` turn read as
-the user's), or, when nothing was left, refused by the backend in chat's words about
+400 naming the path, in the client's API's words, before any backend is sent it: a text
+that is no string, a role outside the API's, Messages' `stop_sequences` that is no list of
+strings, before the plan; an unknown block, item or part `type` where the body is
+translated, so a native backend on the plan still serves it. Each was dropped without a word
+(a second block typed `txt` answered 200, its text never sent to the model; a `robot` turn
+read as the user's), or, when nothing was left, refused by the backend in chat's words about
 `messages`, a field the client never sent; `count_tokens` counted what serving dropped
 (found in review). The types real clients send that the translation drops on purpose
 (thinking, server tool results, Codex's reasoning, shell and web search items...) are
 still served.
 
 Through the official `anthropic` and `openai` SDKs against a real router; `cloud` is a
-chat-only simulator, so every request is translated.
+chat-only simulator, so every request to it is translated; `claude` (Anthropic's profile)
+speaks Messages natively, `local` (vLLM's) Messages and Responses.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import anthropic
 import openai
 import pytest
 
-from tests.agent_apis.agent_stack import anthropic_client, openai_client
+from tests.agent_apis.agent_stack import anthropic_client, openai_client, stack
 from tests.harness import Running, RunningRouter
 
 ASK = {"type": "text", "text": "What is 2+2?"}
@@ -191,3 +194,46 @@ def test_the_items_codex_sends_that_chat_cannot_carry_are_still_served(
     ]
     reply = openai_client(proxy).responses.create(model="cloud", max_output_tokens=20, input=items)
     assert reply.status in ("completed", "incomplete")
+
+
+# A block type Anthropic might add after the router's lists were made (a hypothetical one)
+NEW_BLOCK = {"type": "web_search_tool_result_v2", "tool_use_id": "s1", "content": []}
+
+
+def test_a_type_the_api_adds_later_is_served_by_a_native_backend(proxy: RunningRouter) -> None:
+    """A native backend (`claude`, Anthropic's profile; `local`, vLLM's, for Responses) passes
+    content through: a type the router does not know is its to read, not a 400 before the
+    plan, which every turn carrying a block the API added since would have met (found in
+    review). Its count is counted too."""
+    messages = [
+        user(ASK)[0],
+        {"role": "assistant", "content": [{"type": "text", "text": "4"}, NEW_BLOCK]},
+        user(ASK)[0],
+    ]
+    client = anthropic_client(proxy)
+    reply = client.messages.create(model="claude", max_tokens=20, messages=messages)
+    assert reply.type == "message"
+    assert client.messages.count_tokens(model="claude", messages=messages).input_tokens > 0
+    items: Any = [*said(TEXT), {"type": "web_fetch_call", "id": "wf_1", "status": "completed"}]
+    served = openai_client(proxy).responses.create(model="local", max_output_tokens=20, input=items)
+    assert served.status in ("completed", "incomplete")
+
+
+def test_a_chat_backend_that_cannot_carry_a_type_passes_it_to_a_native_one(
+    servers: dict[str, Running], tmp_path: Path
+) -> None:
+    """The plan tries the chat backend first: it cannot be sent the type (its attempt is
+    refused before a byte is sent), and the native backend after it serves the request. The
+    count, whose plan holds a native backend, counts it."""
+    plan = {"cloud": servers["cloud"], "claude": servers["claude"]}
+    before = sent_to(servers["cloud"])
+    with stack(plan, tmp_path, ["cloud", "claude"]) as running:
+        client = anthropic_client(running)
+        messages = user(ASK, {**NEW_BLOCK, "tool_use_id": "t9"})
+        raw = client.messages.with_raw_response.create(
+            model="auto", max_tokens=20, messages=messages
+        )
+        assert raw.headers["x-smf-backend"] == "claude"
+        assert raw.parse().type == "message"
+        assert client.messages.count_tokens(model="auto", messages=messages).input_tokens > 0
+    assert sent_to(servers["cloud"]) == before
