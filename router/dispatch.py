@@ -21,6 +21,7 @@ from router.attempt_errors import (
     Malformed,
     OutputTooLong,
     RateLimited,
+    RouterFault,
     Timeout,
     Unreachable,
     UpstreamError,
@@ -347,9 +348,11 @@ def _status_said(error: UpstreamError, head: int | None) -> int | None:
     error event or the engine's abort. The backend said 200; what failed after it is the
     attempt's error kind, as for a reply that failed after the commit. A timeout's is
     none even then: litellm opens some providers' streams on their first chunk (Gemini),
-    its 200 the adapter's own."""
+    its 200 the adapter's own. A bug of ours while making the request (`RouterFault`) has
+    none: nothing was sent, and its 500 recorded as the backend's named that backend on the
+    request span as if it had answered (`span_attributes.ended_on`, found in review)."""
     if error.upstream_status is not None:
         return error.upstream_status
-    if isinstance(error, Unreachable | Timeout):
+    if isinstance(error, Unreachable | Timeout | RouterFault):
         return None
     return head if head is not None else error.status

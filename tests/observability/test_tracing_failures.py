@@ -14,6 +14,7 @@ from test_tracing_otlp import attrs, receiving
 
 from router import gateway
 from router.tracing import Tracing
+from router.translate import exchange
 from tests.harness import config_for, router, simulator, wait_until
 
 TRACE = "4bf92f3577b34da6a3ce929d0e0e4736"
@@ -88,3 +89,27 @@ def test_the_batch_a_silent_collector_holds_at_exit_is_counted_lost(
         tracing.shutdown()
     assert shipper.export_failed == 25
     assert "tracing dropped 25 spans at exit" in caplog.text
+
+
+def test_a_bug_of_ours_while_sending_names_no_backend_on_the_request_span(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A bug met while the router made a backend's request (`RouterFault`, before a byte was
+    sent) gave the attempt the fault's own 500 as the backend's status: the request span
+    then named that backend and its tier (`smf.backend`, `gen_ai.provider.name`) as if it
+    had answered 500 (found in review). It answered nothing: no status, no backend."""
+    monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+    monkeypatch.setattr(exchange, "to_chat", _bug)  # called within `building`
+    body = {"model": "auto", "max_tokens": 20, "messages": BODY["messages"]}
+    with (
+        receiving() as receiver,
+        simulator(profile="cloud", model="cloud-model") as cloud,
+    ):
+        monkeypatch.setenv("OTEL_EXPORTER_OTLP_ENDPOINT", receiver.url)
+        with router(config_for({"cloud": cloud}, tmp_path)) as proxy:
+            reply = httpx.post(f"{proxy.root}/v1/messages", json=body, headers=CALLER)
+    assert reply.status_code == 500
+    (request,) = [s for s in receiver.spans() if s.name == "chat auto"]
+    said = attrs(request)
+    assert said["smf.outcome"] == "router_error"
+    assert not {"smf.backend", "smf.tier", "gen_ai.provider.name"} & set(said)
