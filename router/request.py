@@ -13,11 +13,11 @@ from typing import Any
 import orjson
 
 from router import vllm_fields
+from router.chat_checks import check_choices, check_tool_calls
 from router.content_checks import check_messages_content, check_responses_input
 from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.field_refusals import (
-    above_maximum,
     below_minimum,
     empty_array,
     empty_string,
@@ -109,7 +109,7 @@ def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
     _validate_stream(api, body)
     _validate_limits(api, body)
     if api in ("chat", "completions"):
-        _validate_choices(body.get("n"))
+        check_choices(body.get("n"))
     store = body.get("store")
     if api in ("chat", "responses") and store is not None and not isinstance(store, bool):
         # A string "false" would be remembered as stored and pin the next turn's route
@@ -122,7 +122,7 @@ def validate(api: Api, body: dict[str, Any], *, counting: bool = False) -> None:
         # the plan routes by it; vLLM 0.32 calls `.get` on it, its 500 a 502 here
         raise wrong_type(constraint, vllm_fields.FIELD, "an object")
     if api == "chat":
-        _validate_tool_calls(_validate_messages(body.get("messages")))
+        check_tool_calls(_validate_messages(body.get("messages")))
     elif api == "completions":
         _validate_prompt(body.get("prompt"))
     elif api == "messages":
@@ -175,29 +175,6 @@ def _validate_limit(value: Any, field: str, least: int) -> None:
         raise wrong_type(value, field, "an integer")
     if value < least:
         raise below_minimum(value, field, least)
-
-
-# The most choices a chat or completions request may ask (`n`), OpenAI's (its API spec:
-# `minimum: 1, maximum: 128`). vLLM's own is 16,384 (`VLLM_MAX_N_SEQUENCES`), but the
-# router is the gate in front of every backend: one `n` of 2**64 - 1, passed on, took the
-# demo router down (its simulator builds each choice on the router's own event loop) and
-# would ask a real backend for that many sequences. Responses and Messages have no `n`, and
-# their translation to chat sets none.
-MAX_CHOICES = 128
-
-
-def _validate_choices(n: Any) -> None:
-    """`n`, the choices asked: an integer (a bool is none) from 1 to `MAX_CHOICES`, each
-    refusal OpenAI's (`invalid_type`, `integer_below_min_value`, `integer_above_max_value`).
-    Null is the default, one."""
-    if n is None:
-        return
-    if not isinstance(n, int) or isinstance(n, bool):
-        raise wrong_type(n, "n", "an integer")
-    if n < 1:
-        raise below_minimum(n, "n", 1)
-    if n > MAX_CHOICES:
-        raise above_maximum(n, "n", MAX_CHOICES)
 
 
 def _validate_model(body: dict[str, Any]) -> None:
@@ -358,24 +335,6 @@ def _validate_messages(messages: Any) -> list[dict[str, Any]]:
         raise wrong_type(messages, "messages", "an array of objects")
     _validate_items(messages, "messages", roles=True)
     return messages
-
-
-def _validate_tool_calls(messages: list[dict[str, Any]]) -> None:
-    """Each chat message's `tool_calls`, if any, an array of objects, the refusal naming the
-    message (`messages[2].tool_calls`) or the call (`messages[2].tool_calls[0]`) as OpenAI's
-    names `tools[0]`. Chat passes through, and `tool_calls: 5` crashed the simulator: a 500
-    counted against the backend, three of which opened both circuits of the demo router, so
-    everyone was answered 503 (found in review)."""
-    for index, message in enumerate(messages):
-        calls = message.get("tool_calls")
-        if calls is None:
-            continue
-        where = f"messages[{index}].tool_calls"
-        if not isinstance(calls, list):
-            raise wrong_type(calls, where, "an array of objects")
-        for place, call in enumerate(calls):
-            if not isinstance(call, dict):
-                raise wrong_type(call, f"{where}[{place}]", "an object")
 
 
 def _validate_items(items: list[Any], field: str, *, roles: bool) -> None:
