@@ -237,3 +237,16 @@ def test_a_chat_backend_that_cannot_carry_a_type_passes_it_to_a_native_one(
         assert raw.parse().type == "message"
         assert client.messages.count_tokens(model="auto", messages=messages).input_tokens > 0
     assert sent_to(servers["cloud"]) == before
+
+
+def test_a_system_block_chat_cannot_carry_is_a_400_naming_it(
+    proxy: RunningRouter, servers: dict[str, Running]
+) -> None:
+    """`system` holds text blocks only (Anthropic's `TextBlockParam`): an image there was
+    dropped on the way to chat without a word."""
+    image = {"type": "image", "source": {"type": "url", "url": "https://example.com/a.png"}}
+    before = sent_to(servers["cloud"])
+    for count in (False, True):
+        body = {"messages": user(ASK), "system": [image]}
+        assert messages_refusal(proxy, body, count=count).startswith("system.0.type: Input tag")
+    assert sent_to(servers["cloud"]) == before

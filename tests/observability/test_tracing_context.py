@@ -21,7 +21,7 @@ from test_tracing_otlp import Receiver, attrs, receiving
 
 from router.config import Backend
 from router.record import Outcome, Record
-from router.trace_context import TRACESTATE_MAX_CHARS
+from router.trace_context import TRACESTATE_MAX_CHARS, TRACESTATE_MAX_ENTRIES, tracestate_entries
 from router.tracing import Tracing
 from tests.harness import (
     Collect,
@@ -233,3 +233,22 @@ def test_w3c_trace_context_is_read_and_forwarded_as_level_1_says(
     assert (root.parent_id == int(PARENT, 16)) is continued
     assert sent["traceparent"] == f"00-{root.trace_id:032x}-{attempt.span_id:016x}-01"
     assert sent.get("tracestate") == forwarded
+
+
+@pytest.mark.parametrize(
+    ("tracestate", "entries"),
+    [
+        ("a=1, b=2", (("a", "1"), ("b", "2"))),
+        ("a=1,,b=2", (("a", "1"), ("b", "2"))),  # an empty member is allowed
+        ("a=1,a=2", ()),  # a key twice: no list
+        (",".join(f"k{n}=1" for n in range(TRACESTATE_MAX_ENTRIES)), None),
+        (",".join(f"k{n}=1" for n in range(TRACESTATE_MAX_ENTRIES + 1)), ()),  # 33 members
+    ],
+)
+def test_a_tracestate_the_sdk_would_not_read_gives_the_spans_no_entries(
+    tracestate: str, entries: tuple[tuple[str, str], ...] | None
+) -> None:
+    """The entries the exported spans carry are none for a list the SDK's own reading
+    refuses (`TraceState.from_header`): a key repeated, more than 32 members."""
+    read = tracestate_entries(tracestate)
+    assert read == entries if entries is not None else len(read) == TRACESTATE_MAX_ENTRIES

@@ -233,21 +233,28 @@ def test_exported_spans_carry_the_callers_tracestate(
 ) -> None:
     """Every span of a request carries the caller's `tracestate`, as the SDK's children
     inherit it, so vendors' sampling entries (`ot=th:...`) survive the router; one that is no
-    valid list still reaches the backend but no span, with no log line quoting it."""
+    valid list (a malformed member, a key twice, more than 32 members: the SDK's rules)
+    still reaches the backend but no span, with no log line quoting it."""
+    sent = {
+        "kept": "ot=th:8, vendor=abc",
+        "bad": "Bad Entry",
+        "twice": "a=1,a=2",
+        "many": ",".join(f"k{n}=1" for n in range(33)),
+    }
     with (
         simulator(profile="vllm", model="local-model") as local,
         router(config_for({"local": local}, tmp_path)) as proxy,
         caplog.at_level(logging.WARNING),
     ):
-        for request_id, tracestate in (("kept", "ot=th:8, vendor=abc"), ("bad", "Bad Entry")):
+        for request_id, tracestate in sent.items():
             headers = {"traceparent": CALLER, "tracestate": tracestate}
             assert _send(proxy, request_id, headers=headers).status_code == 200
     by_span = {s.span_id: s for s in traced.spans()}
     request_of = {s.span_id: attrs(s)["smf.request_id"] for s in _requests(traced).values()}
-    states: dict[str, set[str]] = {"kept": set(), "bad": set()}
+    states: dict[str, set[str]] = {request_id: set() for request_id in sent}
     for span in by_span.values():
         root = span if span.span_id in request_of else by_span[span.parent_span_id]
         states[request_of[root.span_id]].add(span.trace_state)
-    assert len(by_span) == 8  # each: the request, classify, its attempt, ledger
-    assert states == {"kept": {"ot=th:8,vendor=abc"}, "bad": {""}}
+    assert len(by_span) == 16  # each: the request, classify, its attempt, ledger
+    assert states == {"kept": {"ot=th:8,vendor=abc"}, "bad": {""}, "twice": {""}, "many": {""}}
     assert "Bad Entry" not in caplog.text
