@@ -36,7 +36,9 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def record_attributes(
-    record: Record, finish_reasons: Sequence[str] | None = None
+    record: Record,
+    finish_reasons: Sequence[str] | None = None,
+    answered: tuple[str, str | None] | None = None,
 ) -> dict[str, Any]:
     """The span attributes a finished record supplies (never prompt text or the caller). The
     request id is the ledger row's and the reply's `x-request-id`: it leads from either to
@@ -45,14 +47,13 @@ def record_attributes(
     backend as in the ledger. Not `gen_ai.response.model`: the record's `served_model` is
     the config's, prefix and all; `Tracing.finish_request` names the model as the attempt
     did. `smf.attempts` counts the backends called; those passed over are events
-    (`Tracing.skipped`)."""
-    tried = [a for a in record.attempts if a.outcome != "skipped"]
+    (`Tracing.skipped`). `answered`: `ended_on(record)`, which the caller reads too."""
     attrs: dict[str, Any] = {
         **record_usage(record),
         "smf.intent": record.intent,
         "smf.confidence": record.confidence,
         "smf.route": record.route,
-        "smf.attempts": len(tried),
+        "smf.attempts": sum(a.outcome != "skipped" for a in record.attempts),
         "smf.outcome": record.outcome,
         "smf.request_id": record.request_id,
         "smf.stream": record.stream,
@@ -60,7 +61,6 @@ def record_attributes(
     }
     if record.conversation:
         attrs["gen_ai.conversation.id"] = record.conversation
-    answered = ended_on(record)
     if answered is not None:
         attrs["smf.backend"], tier = answered
         if tier:
@@ -96,10 +96,10 @@ def ended_on(record: Record) -> tuple[str, str | None] | None:
     went unnamed too, missed by a query on `smf.backend` (found in review)."""
     if record.backend is not None:
         return record.backend, record.tier
-    tried = [a for a in record.attempts if a.outcome != "skipped"]
-    if not tried or tried[-1].status is None:
+    last = next((a for a in reversed(record.attempts) if a.outcome != "skipped"), None)
+    if last is None or last.status is None:
         return None
-    return tried[-1].backend, tried[-1].tier
+    return last.backend, last.tier
 
 
 def raised_attributes(error: Exception) -> dict[str, Any]:

@@ -297,8 +297,9 @@ class Tracing:
         none when no backend answered (a hang-up before the first byte)."""
         if span is NO_SPAN:
             return
-        attributes = record_attributes(record, finish_reasons)
-        answered = ended_on(record) is not None
+        ended = ended_on(record)  # once, for both
+        attributes = record_attributes(record, finish_reasons, ended)
+        answered = ended is not None
         for key in CALLED:  # the last attempt's: the backend it ended on, as it was called
             called = span.attributes.pop(key, None)
             if answered and called is not None:
