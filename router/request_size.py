@@ -11,7 +11,7 @@ and the one a context window must hold (`window_prompt_tokens`), which differ fo
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 import orjson
 
@@ -216,44 +216,39 @@ def max_tokens_of(api: Api, body: dict[str, Any]) -> int | None:
 
 
 def several_choices(api: str, body: dict[str, Any]) -> bool:
-    """Whether a chat request may ask for more than one choice: an `n` above 1 as a lax
-    upstream reads it (`2.0` and `"2"` are 2, `"1"` and `1.0` one, found in review), or one
-    it cannot read as a number. Since `n` that is no integer from 1 to 128 is refused before
-    the plan (`router.request`), only an integer reaches it from a client (the Messages and
-    Responses translators drop `n`; `/v1/completions` has its own check)."""
+    """Whether a chat request asks for more than one choice: `n` above 1. Every body read here
+    passed `router.request.validate`, which refuses an `n` that is no integer from 1 to 128
+    (`router.chat_checks.check_choices`), so `n` is an integer or absent: the lax reading a
+    vLLM upstream makes (`2.0` and `"2"` as 2, found in review) was kept here until then, and
+    reached no client's body since (dropped in review). One that is no integer all the same
+    is taken as asking several, the plan's careful side. The Messages and Responses
+    translators drop `n`; `/v1/completions` has its own check."""
     if api != "chat" or body.get("n") is None:
         return False
-    n = _lax_int(body["n"])
-    return n is None or n > 1
+    n = body["n"]
+    return not _an_int(n) or n > 1
 
 
 def choices_asked(api: Api, body: dict[str, Any]) -> int:
-    """How many choices a chat or completions stream answers: `n` as a lax upstream reads
-    it (`several_choices`; 1 when absent, and when unreadable or below 1: the backend refuses),
+    """How many choices a chat or completions stream answers: `n` (1 when absent; the router
+    refuses any `n` but an integer from 1 to 128 before the plan, `router.chat_checks`),
     times the prompts of a `/v1/completions` batch (a list of strings or of token lists: a
     choice per prompt and `n`, as vLLM and OpenAI number them; a list of token ids is one
     prompt). A stream that ended without [DONE] is whole only once that many choices said
     why they stopped (`router.answer_end`). 1 for the other APIs (their translators drop `n`)."""
     if api not in ("chat", "completions"):
         return 1
-    n = _lax_int(body["n"]) if body.get("n") is not None else None
-    n = n if n is not None and n > 0 else 1
+    given = body.get("n")
+    n = given if _an_int(given) and given > 0 else 1
     prompt = body.get("prompt") if api == "completions" else None
     if isinstance(prompt, list) and prompt and all(isinstance(p, str | list) for p in prompt):
         return n * len(prompt)
     return n
 
 
-def _lax_int(value: Any) -> int | None:
-    """`value` as a lax reader of an integer field takes it (pydantic's lax mode, vLLM's):
-    an int or bool, a float without a fraction, a string of either; else None."""
-    if isinstance(value, int):
-        return int(value)
-    if isinstance(value, str):
-        try:
-            value = float(value.strip())
-        except ValueError:
-            return None
+def _an_int(value: Any) -> TypeGuard[int]:
+    """An integer, which JSON's `true` is not."""
+    return isinstance(value, int) and not isinstance(value, bool)
     if isinstance(value, float) and value.is_integer():
         return int(value)
     return None
