@@ -133,27 +133,42 @@ RESPONSES_PARTS = frozenset(
 # (`router.translate.text_parts`), and the two reasoning ones, whose text is a string too
 _TEXT_PARTS = frozenset((*TEXT_PARTS, "summary_text", "reasoning_text"))
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
+# What a content or `system` is, a string or an array of parts, in OpenAI's words for chat's
+# content ("expected one of a string or array of objects", pydantic/pydantic-ai#2653)
+TEXT_OR_BLOCKS = "one of a string or array of objects"
 
 
 def check_messages_content(body: dict[str, Any]) -> None:
-    """A Messages body's shapes, in one pass: each message's role, each block (and a tool
+    """A Messages body's shapes, in one pass: each message an object with a role of the API
+    and a content that is a string, an array of blocks or null; each block (and a tool
     result's, and a system one) an object with a string `type`, a text block's `text` a
-    string, an image's `source` an object; `stop_sequences`. `messages` itself is already a
-    list of objects with string roles. A `type` the translation does not know is no shape:
-    a native backend takes it (`uncarried`). Every request of an agent's long history: the
-    common blocks are checked inline, the path made only on failure (one pass, not two: the
-    two took Claude Code's largest body from 58 to 137 µs, found in review)."""
+    string, an image's `source` an object; `stop_sequences`. `messages` is already a
+    non-empty list. A `type` the translation does not know is no shape: a native backend
+    takes it (`uncarried`). Every request of an agent's long history: the common blocks are
+    checked inline, the path made only on failure. One pass, where three walked the same
+    messages (their objects and roles, their blocks, the roles and types again: found in
+    review)."""
     for index, message in enumerate(body["messages"]):
-        if message["role"] not in MESSAGES_ROLES:
-            _one_of(message["role"], MESSAGES_ROLES, f"messages[{index}].role")
+        if type(message) is not dict:
+            raise wrong_type(message, f"messages[{index}]", "an object")
+        if message.get("role") not in MESSAGES_ROLES:
+            _role(message.get("role"), f"messages[{index}].role")
         content = message.get("content")
-        if type(content) is not list:
-            continue
-        _check_blocks(content, index)
+        if type(content) is list:
+            _check_blocks(content, index)
+        elif content is not None and type(content) is not str:
+            raise wrong_type(content, f"messages[{index}].content", TEXT_OR_BLOCKS)
     system = body.get("system")
     if type(system) is list:
         _shapes(system, "system")
     _check_stop_sequences(body.get("stop_sequences"))
+
+
+def _role(role: Any, where: str) -> None:
+    """Raise for a Messages role that is absent, no string, or none of the API's."""
+    if role is None:
+        raise missing(where)
+    _one_of(role, MESSAGES_ROLES, where)
 
 
 def _check_blocks(content: list[Any], index: int) -> None:

@@ -14,7 +14,7 @@ import orjson
 
 from router import vllm_fields
 from router.chat_checks import check_choices, check_tool_calls
-from router.content_checks import check_messages_content, check_responses_input
+from router.content_checks import TEXT_OR_BLOCKS, check_messages_content, check_responses_input
 from router.echoed_fields import check_echoed
 from router.errors import BadRequest
 from router.field_refusals import (
@@ -227,19 +227,11 @@ def _validate_anthropic(body: dict[str, Any], counting: bool) -> None:
 
 def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
     """What the Messages translation reads: messages, their blocks, system, tool_choice."""
-    messages = _validate_messages(body.get("messages"))
-    for index, message in enumerate(messages):  # every request of an agent's long history:
-        content = message.get("content")  # plain checks here, the message only on failure
-        if type(content) is list:
-            for block in content:
-                if type(block) is not dict or (
-                    block.get("type") == "image" and type(block.get("source")) is not dict
-                ):
-                    _bad_block(content, f"messages[{index}].content")
-    check_messages_content(body)  # roles, block types, text, stop_sequences
+    _messages_array(body.get("messages"))
+    check_messages_content(body)  # each message, its role and blocks: one pass
     system = body.get("system")
     if system is not None and not isinstance(system, str | list):
-        raise wrong_type(system, "system", _TEXT_OR_BLOCKS)
+        raise wrong_type(system, "system", TEXT_OR_BLOCKS)
     choice = body.get("tool_choice")
     if choice is None:
         return
@@ -249,25 +241,6 @@ def _validate_anthropic_shapes(body: dict[str, Any]) -> None:
         raise missing("tool_choice.type")
     if not isinstance(choice["type"], str):
         raise wrong_type(choice["type"], "tool_choice.type", "a string")
-
-
-# What a content or `system` is, a string or an array of parts, in OpenAI's words for chat's
-# content ("expected one of a string or array of objects", pydantic/pydantic-ai#2653)
-_TEXT_OR_BLOCKS = "one of a string or array of objects"
-
-
-def _bad_block(content: list[Any], where: str) -> None:
-    """Raise for the first block of `content` that is not an object or has an image source
-    that is not one, naming it: an absent (or null) source is missing, as every absent
-    field the router requires is (`missing_required_parameter`), not "got null"."""
-    for index, block in enumerate(content):
-        if not isinstance(block, dict):
-            raise wrong_type(block, f"{where}[{index}]", "an object")
-        if block.get("type") != "image" or isinstance(block.get("source"), dict):
-            continue
-        if block.get("source") is None:
-            raise missing(f"{where}[{index}].source")
-        raise wrong_type(block["source"], f"{where}[{index}].source", "an object")
 
 
 def _validate_responses(body: dict[str, Any], counting: bool) -> None:
@@ -329,11 +302,19 @@ def _validate_input(items: Any) -> str | list[Any]:
 def _validate_messages(messages: Any) -> list[dict[str, Any]]:
     """`messages` itself: a non-empty array of objects with a string role, each content a
     string, an array of parts or null; each refusal OpenAI's (`router.field_refusals`)."""
+    items = _messages_array(messages)
+    _validate_items(items, "messages", roles=True)
+    return items
+
+
+def _messages_array(messages: Any) -> list[Any]:
+    """`messages`, present, an array, not empty."""
     if messages is None:
         raise missing("messages")
     if not isinstance(messages, list):
         raise wrong_type(messages, "messages", "an array of objects")
-    _validate_items(messages, "messages", roles=True)
+    if not messages:
+        raise empty_array("messages")
     return messages
 
 
@@ -351,7 +332,7 @@ def _validate_items(items: list[Any], field: str, *, roles: bool) -> None:
             raise missing(where) if role is None else wrong_type(role, where, "a string")
         content = item.get("content")
         if content is not None and not isinstance(content, str | list):
-            raise wrong_type(content, f"{field}[{index}].content", _TEXT_OR_BLOCKS)
+            raise wrong_type(content, f"{field}[{index}].content", TEXT_OR_BLOCKS)
 
 
 def request_id(headers: Any) -> str:
