@@ -250,3 +250,24 @@ def test_a_system_block_chat_cannot_carry_is_a_400_naming_it(
         body = {"messages": user(ASK), "system": [image]}
         assert messages_refusal(proxy, body, count=count).startswith("system.0.type: Input tag")
     assert sent_to(servers["cloud"]) == before
+
+
+def test_a_streamed_turn_no_backend_can_carry_is_the_same_400(proxy: RunningRouter) -> None:
+    """Claude Code and Codex stream: the refusal comes before the stream opens, an HTTP 400
+    in each API's shape, as for a whole reply."""
+    client = anthropic_client(proxy)
+    with (
+        pytest.raises(anthropic.BadRequestError) as refused,
+        client.messages.stream(model="cloud", max_tokens=20, messages=user(ASK, NEW_BLOCK)),
+    ):
+        pass
+    error = refused.value.body["error"]  # type: ignore[index]
+    assert error["message"].startswith("messages.0.content.1.type: Input tag")
+    with pytest.raises(openai.BadRequestError) as told:
+        openai_client(proxy).responses.create(
+            model="cloud", max_output_tokens=20, input=said(TEXT, TYPO), stream=True
+        )
+    assert (told.value.body["param"], told.value.body["code"]) == (  # type: ignore[index]
+        "input[0].content[1].type",
+        "invalid_value",
+    )

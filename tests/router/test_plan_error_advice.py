@@ -20,11 +20,15 @@ from router.attempt_errors import (
     RouterFault,
     ServerError,
     Timeout,
+    Uncarried,
     Unreachable,
     UpstreamError,
 )
 from router.backend_refused import BackendRefused
+from router.blame import before_commit
+from router.errors import InvalidValue
 from router.plan_error import BRIEF_CHARS, most_meaningful
+from router.record import Attempt, Record
 
 Make = Callable[[], UpstreamError]
 FAST: dict[str, Make] = {
@@ -97,3 +101,35 @@ def test_an_overloads_long_wait_not_told_leaves_the_retry_to_the_sdk() -> None:
     short: Make = lambda: Overloaded("busy", backend="cloud", retry_after=5.0)  # noqa: E731
     assert (advice(busy, long), advice(long, busy)) == (None, None)
     assert (advice(long), advice(short), advice(busy, short)) == ("false", "true", "true")
+
+
+def uncarried(backend: str) -> Uncarried:
+    refusal = InvalidValue("Invalid value for 'input[0].type'", param="input[0].type")
+    return Uncarried(refusal, backend)
+
+
+def test_a_chat_backends_uncarried_type_is_told_only_when_no_other_backend_failed() -> None:
+    """A chat backend cannot be sent a type (`Uncarried`); a native backend after it failed
+    otherwise: the client is told the native backend's failure, which its SDK may retry,
+    in either order, not a 400 it would not. Every backend refusing it: the 400."""
+    for first in (True, False):
+        errors = [uncarried("cloud"), FAST["500@local"]()]
+        told = most_meaningful(errors if first else errors[::-1])
+        assert (told.status, told.backend, error_headers(told).get("x-should-retry")) == (
+            502,
+            "local",
+            None,
+        )
+    both = most_meaningful([uncarried("cloud"), uncarried("other")])
+    assert (both.status, both.body()["error"]["param"]) == (400, "input[0].type")
+
+
+def test_a_request_no_chat_backend_could_carry_is_the_clients_error() -> None:
+    """Two chat backends each refusing the type: the plan moved on past the first, but no
+    backend failed; the request is the client's to fix, as when one backend refused it."""
+    record = Record(request_id="r", started_at=0.0, api="responses")
+    record.attempts = [
+        Attempt("cloud", "cloud", "error", "rejected", status=400),
+        Attempt("other", "cloud", "error", "rejected", status=400),
+    ]
+    assert before_commit(uncarried("other"), record) == ("client_error", "rejected")
