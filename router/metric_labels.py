@@ -37,9 +37,10 @@ ERROR_KINDS = frozenset(get_args(ErrorKind))
 SHADOW_DROP_REASONS = frozenset(get_args(ShadowDropReason))
 SHADOW_RESULTS = ("agreed", "disagreed", "undecided")
 ATTEMPT_ERROR_KINDS: tuple[ErrorKind, ...] = get_args(AttemptErrorKind)
-# Those a plan moves on after: not a backend's 4xx passed through (`Rejected`, never
-# retried), nor a cancellation (nothing is left to try for).
-FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k not in ("rejected", "cancelled"))
+# Those a plan moves on after: not a cancellation (nothing is left to try for). `rejected`
+# is one: a body a chat backend cannot carry moves on to a native one (`Uncarried`); a
+# backend's 4xx passed through is never retried.
+FALLBACK_REASONS = tuple(k for k in ATTEMPT_ERROR_KINDS if k != "cancelled")
 # Why a backend was passed by, as `backend_skips_total` counts it (a `skipped` attempt's
 # kind): each reason the plan skips for (`router.policy._unfit`: those no retry changes, and
 # the passing ones, a 429's wait too), and `context_too_long`, a backend dispatch passed by

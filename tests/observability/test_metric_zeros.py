@@ -84,7 +84,7 @@ def test_each_backends_attempts_and_each_routes_fallbacks_start_at_zero_then_fol
             down = {"from_backend": "local", "to_backend": "spare"}
             for reason in FALLBACK_REASONS:
                 assert before.get(F, **down, reason=reason) == 0
-            assert len(attempts) + len(series(before, F)) == 3 * 16 + 4 * 13
+            assert len(attempts) + len(series(before, F)) == 3 * 16 + 4 * 14
             # so Grafana's $backend offers `spare`, down from the start, which ends no request
             for metric in backend_variable_metrics():
                 shown = {dict(labels)["backend"] for labels in series(before, metric)}

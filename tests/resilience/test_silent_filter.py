@@ -89,8 +89,10 @@ def test_hang_ups_after_a_prompt_filter_chunk_count_on_every_api(
 def test_the_openers_wait_for_a_choice_or_the_end(stream: type, opener: str, closer: str) -> None:
     """Made from the first chunk with a choice (its id and model, not the filter's empty
     ones); a stream of choice-less chunks alone still ends as a whole, empty reply."""
-    same = ToolIds("p", prefix="call")  # one part: a Response is named by its reply's part
-    make = (lambda: stream({}, ids=same)) if stream is ResponsesStream else stream
+    same = ToolIds("p", prefix="call")  # one part: a reply is named by its part
+    make = (
+        (lambda: stream({}, ids=same)) if stream is ResponsesStream else (lambda: stream(ids=same))
+    )
     assert make().feed(FILTER) == []
     whole = run(make(), [FILTER, *TEXT_STREAM])
     assert whole[0][0] == opener and whole[-1][0] == closer
