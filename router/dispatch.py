@@ -23,6 +23,7 @@ from router.attempt_errors import (
     RateLimited,
     RouterFault,
     Timeout,
+    Uncarried,
     Unreachable,
     UpstreamError,
 )
@@ -350,9 +351,10 @@ def _status_said(error: UpstreamError, head: int | None) -> int | None:
     none even then: litellm opens some providers' streams on their first chunk (Gemini),
     its 200 the adapter's own. A bug of ours while making the request (`RouterFault`) has
     none: nothing was sent, and its 500 recorded as the backend's named that backend on the
-    request span as if it had answered (`span_attributes.ended_on`, found in review)."""
+    request span as if it had answered (`span_attributes.ended_on`, found in review); nor has
+    a body the chat translation cannot carry (`Uncarried`): the router refused it, unsent."""
     if error.upstream_status is not None:
         return error.upstream_status
-    if isinstance(error, Unreachable | Timeout | RouterFault):
+    if isinstance(error, Unreachable | Timeout | RouterFault | Uncarried):
         return None
     return head if head is not None else error.status

@@ -26,6 +26,7 @@ from router.attempt_errors import (
 )
 from router.backend_refused import BackendRefused
 from router.blame import before_commit
+from router.dispatch import _status_said
 from router.errors import InvalidValue
 from router.plan_error import BRIEF_CHARS, most_meaningful
 from router.record import Attempt, Record
@@ -106,6 +107,12 @@ def test_an_overloads_long_wait_not_told_leaves_the_retry_to_the_sdk() -> None:
 def uncarried(backend: str) -> Uncarried:
     refusal = InvalidValue("Invalid value for 'input[0].type'", param="input[0].type")
     return Uncarried(refusal, backend)
+
+
+def test_an_uncarried_type_records_no_status_of_the_backend_never_sent_it() -> None:
+    """The router refused the body before sending it: a 400 recorded as the attempt's status
+    named that backend on the request span as if it had answered (found in review)."""
+    assert _status_said(uncarried("local"), None) is None
 
 
 def test_a_chat_backends_uncarried_type_is_told_only_when_no_other_backend_failed() -> None:
