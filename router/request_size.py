@@ -249,6 +249,3 @@ def choices_asked(api: Api, body: dict[str, Any]) -> int:
 def _an_int(value: Any) -> TypeGuard[int]:
     """An integer, which JSON's `true` is not."""
     return isinstance(value, int) and not isinstance(value, bool)
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return None
